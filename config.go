@@ -1,0 +1,300 @@
+package gentlecrawl
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/robots"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+	"golang.org/x/net/publicsuffix"
+)
+
+// Config describes a crawl. The zero value of every field but JobDir and
+// Seeds is a sensible default, given in the field's comment.
+type Config struct {
+	// JobDir holds all the state of the crawl; the same directory again
+	// resumes it. Required.
+	JobDir string
+	// Seeds are the URLs the crawl starts from. At least one is required,
+	// unless the job directory already holds a crawl.
+	Seeds []string
+
+	// Agent is the product token matched against robots.txt groups and sent
+	// in the User-Agent. Letters, '-' and '_' only. Default "gentlecrawl".
+	Agent string
+	// UserAgent is the whole User-Agent header. Default
+	// "AGENT/VERSION (+https://github.com/gentlecrawl/gentlecrawl)".
+	UserAgent string
+	// From is sent as the From header when non-empty: a way for a site
+	// owner to reach whoever runs the crawl.
+	From string
+
+	// Delay is the minimum gap between the end of one request to a host and
+	// the start of the next. Default 1s.
+	Delay time.Duration
+	// CrawlDelay says what to do with a robots.txt Crawl-delay. Default: honour it.
+	CrawlDelay CrawlDelayPolicy
+
+	// MaxPages stops the crawl after this many fetches (robots.txt not
+	// counted). Default 0: no limit.
+	MaxPages int
+	// MaxDepth is the number of links followed from a seed. Default 0: no limit.
+	MaxDepth int
+	// Scope says which discovered URLs are followed. Default ScopeHost.
+	Scope Scope
+
+	// Recrawl makes every URL the job has visited due again, fetched with
+	// conditional GET from its history.
+	Recrawl bool
+
+	// Workers is the number of hosts fetched at the same time. Default 32.
+	Workers int
+	// Timeout bounds one HTTP exchange, body included. Default 30s.
+	Timeout time.Duration
+	// MaxBodySize caps a decoded body. Default 15 MiB.
+	MaxBodySize int64
+
+	// Resolve and ConnectTo route host names as curl's --resolve
+	// (HOST:PORT:ADDR) and --connect-to (HOST1:PORT1:HOST2:PORT2) do.
+	Resolve   []string
+	ConnectTo []string
+	// AllowPrivateNetworks permits loopback and private addresses, refused
+	// by default so that a public page cannot steer the crawler inside a
+	// network.
+	AllowPrivateNetworks bool
+
+	// RobotsTTL is how long a robots.txt answer is trusted. Default 24h.
+	RobotsTTL time.Duration
+	// RobotsRetry is the wait before asking again for a robots.txt that was
+	// unavailable (5xx, 429, network error); it doubles with each failure,
+	// up to RobotsTTL. Default 1 minute.
+	RobotsRetry time.Duration
+
+	// WARCMaxSize rotates WARC files past this size. Default 1 GiB.
+	WARCMaxSize int64
+
+	// Logger receives the crawl's log; nil means silent.
+	Logger *slog.Logger
+}
+
+// CrawlDelayMode is how a robots.txt Crawl-delay is treated.
+type CrawlDelayMode int
+
+// Crawl-delay modes.
+const (
+	CrawlDelayHonor  CrawlDelayMode = iota // use max(Delay, Crawl-delay)
+	CrawlDelayIgnore                       // use Delay alone, as Google does
+	CrawlDelayCap                          // honour it, but never wait more than Cap
+)
+
+// CrawlDelayPolicy is the treatment of a robots.txt Crawl-delay.
+type CrawlDelayPolicy struct {
+	Mode CrawlDelayMode
+	Cap  time.Duration // for CrawlDelayCap
+}
+
+// ParseCrawlDelayPolicy reads "honor", "ignore" or "cap=DUR".
+func ParseCrawlDelayPolicy(s string) (CrawlDelayPolicy, error) {
+	switch {
+	case s == "honor" || s == "honour" || s == "":
+		return CrawlDelayPolicy{Mode: CrawlDelayHonor}, nil
+	case s == "ignore":
+		return CrawlDelayPolicy{Mode: CrawlDelayIgnore}, nil
+	case strings.HasPrefix(s, "cap="):
+		d, err := time.ParseDuration(strings.TrimPrefix(s, "cap="))
+		if err != nil || d < 0 {
+			return CrawlDelayPolicy{}, fmt.Errorf("--crawl-delay %q: want honor, ignore or cap=DURATION (like cap=10s)", s)
+		}
+		return CrawlDelayPolicy{Mode: CrawlDelayCap, Cap: d}, nil
+	}
+	return CrawlDelayPolicy{}, fmt.Errorf("--crawl-delay %q: want honor, ignore or cap=DURATION (like cap=10s)", s)
+}
+
+// String returns the form ParseCrawlDelayPolicy reads.
+func (p CrawlDelayPolicy) String() string {
+	switch p.Mode {
+	case CrawlDelayIgnore:
+		return "ignore"
+	case CrawlDelayCap:
+		return "cap=" + p.Cap.String()
+	}
+	return "honor"
+}
+
+// Apply returns the gap to keep for a host given its Crawl-delay (ok false
+// when robots.txt sets none) and the configured minimum.
+func (p CrawlDelayPolicy) Apply(min, crawlDelay time.Duration, ok bool) time.Duration {
+	if !ok || p.Mode == CrawlDelayIgnore {
+		return min
+	}
+	if p.Mode == CrawlDelayCap && crawlDelay > p.Cap {
+		crawlDelay = p.Cap
+	}
+	return max(min, crawlDelay)
+}
+
+// Scope says which discovered URLs a crawl follows.
+type Scope string
+
+// Scopes.
+const (
+	ScopeHost   Scope = "host"   // the seeds' host names (any scheme or port)
+	ScopeDomain Scope = "domain" // the seeds' registrable domains (example.co.uk), subdomains included
+	ScopePrefix Scope = "prefix" // URLs that start with a seed URL
+)
+
+// ParseScope reads a --scope value.
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case "", ScopeHost:
+		return ScopeHost, nil
+	case ScopeDomain, ScopePrefix:
+		return Scope(s), nil
+	}
+	return "", fmt.Errorf("--scope %q: want host, domain or prefix", s)
+}
+
+// scopeFunc builds the in-scope test for the seeds.
+func (s Scope) matcher(seeds []*url.URL) func(*url.URL) bool {
+	switch s {
+	case ScopeDomain:
+		domains := make(map[string]bool)
+		for _, u := range seeds {
+			domains[registrable(u.Hostname())] = true
+		}
+		return func(u *url.URL) bool { return domains[registrable(u.Hostname())] }
+	case ScopePrefix:
+		prefixes := make([]string, len(seeds))
+		for i, u := range seeds {
+			prefixes[i] = urlnorm.Canonical(u)
+		}
+		return func(u *url.URL) bool {
+			c := urlnorm.Canonical(u)
+			for _, p := range prefixes {
+				if strings.HasPrefix(c, p) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	hosts := make(map[string]bool)
+	for _, u := range seeds {
+		hosts[u.Hostname()] = true
+	}
+	return func(u *url.URL) bool { return hosts[u.Hostname()] }
+}
+
+func registrable(host string) string {
+	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil {
+		return host
+	}
+	return d
+}
+
+// withDefaults returns a copy of c with the defaults filled in, or the first
+// problem found. It touches nothing on disk.
+func (c Config) withDefaults() (Config, []*url.URL, error) {
+	if c.JobDir == "" {
+		return c, nil, errors.New("a job directory is required (--job DIR)")
+	}
+	if c.Agent == "" {
+		c.Agent = "gentlecrawl"
+	}
+	if !robots.ValidAgent(c.Agent) {
+		return c, nil, fmt.Errorf("--user-agent %q: a product token is letters, '-' and '_' only", c.Agent)
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = fmt.Sprintf("%s/%s (+%s)", c.Agent, Version, InfoURL)
+	}
+	if c.Delay == 0 {
+		c.Delay = time.Second
+	}
+	if c.Delay < 0 {
+		return c, nil, fmt.Errorf("--delay %v: must not be negative", c.Delay)
+	}
+	if c.MaxPages < 0 || c.MaxDepth < 0 {
+		return c, nil, errors.New("--max-pages and --max-depth must not be negative")
+	}
+	if c.Scope == "" {
+		c.Scope = ScopeHost
+	}
+	if _, err := ParseScope(string(c.Scope)); err != nil {
+		return c, nil, err
+	}
+	if c.Workers <= 0 {
+		c.Workers = 32
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.MaxBodySize <= 0 {
+		c.MaxBodySize = 15 << 20
+	}
+	if c.RobotsTTL <= 0 {
+		c.RobotsTTL = 24 * time.Hour
+	}
+	if c.RobotsRetry <= 0 {
+		c.RobotsRetry = time.Minute
+	}
+	if c.WARCMaxSize <= 0 {
+		c.WARCMaxSize = 1 << 30
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	seeds := make([]*url.URL, 0, len(c.Seeds))
+	for _, s := range c.Seeds {
+		u, err := urlnorm.Parse(s)
+		if err != nil {
+			return c, nil, fmt.Errorf("seed %q: %w", s, err)
+		}
+		seeds = append(seeds, u)
+	}
+	fc, err := c.fetchConfig()
+	if err != nil {
+		return c, nil, err
+	}
+	if err := fc.CheckTargets(); err != nil {
+		return c, nil, err
+	}
+	if !c.AllowPrivateNetworks {
+		for _, u := range seeds {
+			if isPrivateName(u.Hostname()) {
+				return c, nil, fmt.Errorf("seed %s is a loopback or private address; add --allow-private-networks to crawl it", u)
+			}
+		}
+	}
+	return c, seeds, nil
+}
+
+func (c Config) fetchConfig() (fetch.Config, error) {
+	fc := fetch.Config{
+		UserAgent:            c.UserAgent,
+		From:                 c.From,
+		MaxBodySize:          c.MaxBodySize,
+		Timeout:              c.Timeout,
+		AllowPrivateNetworks: c.AllowPrivateNetworks,
+	}
+	for _, r := range c.Resolve {
+		rr, err := fetch.ParseResolve(r)
+		if err != nil {
+			return fc, err
+		}
+		fc.Resolve = append(fc.Resolve, rr)
+	}
+	for _, r := range c.ConnectTo {
+		cr, err := fetch.ParseConnectTo(r)
+		if err != nil {
+			return fc, err
+		}
+		fc.ConnectTo = append(fc.ConnectTo, cr)
+	}
+	return fc, nil
+}

@@ -1,0 +1,328 @@
+package gentlecrawl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+	"github.com/gentlecrawl/gentlecrawl/warc"
+)
+
+// ErrJobInUse is returned by Run when another crawl holds the job directory.
+var ErrJobInUse = errors.New("gentlecrawl: job directory is in use by another crawl")
+
+// Crawler runs one crawl job. Create it with New and call Run once; Progress
+// may be called from any goroutine while Run runs.
+type Crawler struct {
+	cfg     Config
+	seeds   []*url.URL
+	inScope func(*url.URL) bool
+
+	// Set up by Run.
+	store  *frontier.Store
+	client *fetch.Client
+	warc   *warc.Writer
+	sched  *hostload.Scheduler
+	stats  *stats
+	robots robotsCache
+
+	pagesStarted atomic.Int64 // for MaxPages
+	stopReason   atomic.Value // string
+	running      atomic.Bool
+}
+
+// New checks cfg and returns a crawler. It touches nothing on disk: a bad
+// configuration fails here, before any file is written.
+func New(cfg Config) (*Crawler, error) {
+	cfg, seeds, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Crawler{cfg: cfg, seeds: seeds, stats: newStats(), sched: hostload.NewScheduler()}
+	c.inScope = cfg.Scope.matcher(seeds)
+	c.robots.hosts = make(map[string]*hostRobots)
+	return c, nil
+}
+
+// Run crawls until there is nothing left to do, the page budget is spent or
+// ctx is done, and returns what it did. The job directory is locked for the
+// duration. An interrupted crawl is resumed by running the same job again.
+func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
+	if !c.running.CompareAndSwap(false, true) {
+		return nil, errors.New("gentlecrawl: Run called twice")
+	}
+	unlock, err := c.openJob()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	defer c.client.Close()
+
+	if err := c.admitSeeds(); err != nil {
+		c.closeOutputs()
+		return nil, err
+	}
+	pending, err := c.store.Pending()
+	if err != nil {
+		c.closeOutputs()
+		return nil, err
+	}
+	if len(pending) == 0 && len(c.seeds) == 0 {
+		c.closeOutputs()
+		return nil, errors.New("no seeds, and the job has nothing queued")
+	}
+	for host, n := range pending {
+		c.sched.Add(host, n)
+	}
+	c.cfg.Logger.Info("crawl starting", "job", c.cfg.JobDir, "hosts", len(pending), "recrawl", c.cfg.Recrawl)
+
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range c.cfg.Workers {
+		wg.Go(func() { c.work(wctx, cancel) })
+	}
+	wg.Wait()
+
+	sum := c.finish(ctx)
+	if err := c.closeOutputs(); err != nil {
+		return &sum, err
+	}
+	sum.WARCFiles = c.warc.Files()
+	if err := c.appendRunLog(&sum); err != nil {
+		return &sum, err
+	}
+	return &sum, nil
+}
+
+// openJob creates and locks the job directory and opens the store, the WARC
+// writer and the HTTP client.
+func (c *Crawler) openJob() (unlock func(), err error) {
+	dir := c.cfg.JobDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create job directory: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use job directory %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: %s", ErrJobInUse, dir)
+		}
+		return nil, fmt.Errorf("cannot lock job directory %s: %w", dir, err)
+	}
+	fail := func(err error) (func(), error) {
+		if c.store != nil {
+			c.store.Close()
+		}
+		lock.Close()
+		return nil, err
+	}
+	lock.Truncate(0)
+	fmt.Fprintf(lock, "%d\n", os.Getpid())
+
+	c.store, err = frontier.Open(filepath.Join(dir, "store"), c.cfg.Logger)
+	if err != nil {
+		return fail(err)
+	}
+	warcDir := filepath.Join(dir, "warc")
+	if err := os.MkdirAll(warcDir, 0o755); err != nil {
+		return fail(fmt.Errorf("cannot create %s: %w", warcDir, err))
+	}
+	recovered, err := warc.Recover(warcDir)
+	if err != nil {
+		return fail(err)
+	}
+	for _, r := range recovered {
+		c.cfg.Logger.Info("closed WARC file left by an earlier run", "file", r)
+	}
+	c.warc, err = warc.Create(warc.Options{
+		Dir:         warcDir,
+		MaxFileSize: c.cfg.WARCMaxSize,
+		Software:    "gentlecrawl/" + Version,
+		Info: map[string]string{
+			"robots":                 "obey",
+			"http-header-user-agent": c.cfg.UserAgent,
+			"http-header-from":       c.cfg.From,
+		},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	fc, err := c.cfg.fetchConfig()
+	if err == nil {
+		fc.Logger = c.cfg.Logger
+		c.client, err = fetch.New(fc)
+	}
+	if err != nil {
+		c.warc.Close()
+		return fail(err)
+	}
+	return func() {
+		lock.Truncate(0)
+		lock.Close()
+	}, nil
+}
+
+// closeOutputs closes the WARC writer and the store; the first error wins.
+func (c *Crawler) closeOutputs() error {
+	err := c.warc.Close()
+	if serr := c.store.Close(); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// admitSeeds offers the seeds to the frontier and, with Recrawl, queues every
+// URL of the job's history again.
+func (c *Crawler) admitSeeds() error {
+	var add []frontier.Candidate
+	for _, u := range c.seeds {
+		add = append(add, candidate(u, 0))
+	}
+	added, err := c.store.Apply(frontier.Update{Add: add})
+	if err != nil {
+		return err
+	}
+	c.countDiscovered(added)
+	if !c.cfg.Recrawl {
+		return nil
+	}
+	var batch []frontier.Candidate
+	flush := func() error {
+		_, err := c.store.Apply(frontier.Update{Requeue: batch})
+		batch = batch[:0]
+		return err
+	}
+	err = c.store.EachHistory(func(h *frontier.History) error {
+		u, err := url.Parse(h.URL)
+		if err != nil {
+			return nil
+		}
+		cand := candidate(u, 0)
+		cand.Recrawl = true
+		batch = append(batch, cand)
+		if len(batch) >= 1000 {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+func candidate(u *url.URL, depth int) frontier.Candidate {
+	return frontier.Candidate{
+		Host:      urlnorm.HostKey(u),
+		Canonical: urlnorm.Canonical(u),
+		Entry:     frontier.Entry{URL: u.String(), Depth: depth},
+	}
+}
+
+func (c *Crawler) countDiscovered(added map[string]int) {
+	n := 0
+	for _, k := range added {
+		n += k
+	}
+	if n > 0 {
+		c.stats.update(func(s *Summary) { s.Discovered += n })
+	}
+}
+
+// work is one worker: it takes whichever host is due, makes at most one
+// request to it, and gives it back with its next allowed time.
+func (c *Crawler) work(ctx context.Context, stop context.CancelFunc) {
+	for {
+		host, err := c.sched.Acquire(ctx)
+		if err != nil {
+			if errors.Is(err, hostload.ErrDone) {
+				c.setStop("finished")
+			}
+			return
+		}
+		if err := c.visit(ctx, host); err != nil {
+			if errors.Is(err, errBudgetSpent) {
+				c.setStop("max-pages")
+			} else if ctx.Err() == nil {
+				c.cfg.Logger.Error("crawl stopped", "err", err)
+				c.setStop("error: " + err.Error())
+			}
+			stop()
+			return
+		}
+	}
+}
+
+func (c *Crawler) setStop(reason string) { c.stopReason.CompareAndSwap(nil, reason) }
+
+// finish completes the summary.
+func (c *Crawler) finish(ctx context.Context) Summary {
+	if ctx.Err() != nil {
+		c.setStop("interrupted")
+	}
+	reason, _ := c.stopReason.Load().(string)
+	snap := c.sched.Snapshot()
+	deferred := c.robots.deferredHosts()
+	if reason == "finished" && len(deferred) > 0 {
+		reason = "deferred"
+	}
+	c.stats.update(func(s *Summary) {
+		s.Finished = time.Now()
+		s.Elapsed = s.Finished.Sub(s.Started)
+		s.Stopped = reason
+		s.Queued = snap.Pending
+		s.Deferred = deferred
+	})
+	return c.stats.snapshot()
+}
+
+// Progress returns a live view of the crawl.
+func (c *Crawler) Progress() Progress {
+	s := c.stats.snapshot()
+	snap := c.sched.Snapshot()
+	errs := 0
+	for _, n := range s.Errors {
+		errs += n
+	}
+	return Progress{
+		Elapsed:     time.Since(s.Started),
+		Requests:    s.Requests,
+		Pages:       s.Pages,
+		Errors:      errs,
+		NotModified: s.NotModified,
+		WireBytes:   s.WireBytes,
+		Queued:      snap.Pending,
+		Active:      snap.Held,
+		Waiting:     snap.Waiting,
+	}
+}
+
+// appendRunLog adds the summary of this run to the job's runs.jsonl.
+func (c *Crawler) appendRunLog(s *Summary) error {
+	f, err := os.OpenFile(filepath.Join(c.cfg.JobDir, "runs.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(s)
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

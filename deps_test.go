@@ -1,0 +1,107 @@
+package gentlecrawl
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gentlecrawl/gentlecrawl"
+
+// layering lists, for each package of the module, the packages of the module
+// it may import (DESIGN.md, "Packages"). Data flows one way: nothing below
+// the root imports the root, and no package imports one beside it unless
+// listed here.
+var layering = map[string][]string{
+	"cmd/gentlecrawl":   {"internal/cli"},
+	"cmd/simweb":        {"internal/simweb"},
+	"internal/cli":      {"", "internal/hostload", "internal/simweb"},
+	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier"},
+	"robots":            {},
+	"urlnorm":           {},
+	"extract":           {"urlnorm"},
+	"warc":              {},
+	"internal/fetch":    {},
+	"internal/hostload": {"robots"},
+	"internal/frontier": {"urlnorm", "internal/hostload"},
+	"internal/simweb":   {},
+}
+
+// pure packages parse and decide; they never touch the network.
+var pure = map[string][]string{
+	"robots":            {"net/http", "net"},
+	"urlnorm":           {"net/http"},
+	"extract":           {"net/http", "net"},
+	"internal/hostload": {"net/http"},
+}
+
+func TestImportLayering(t *testing.T) {
+	found := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.Default.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel := filepath.ToSlash(path)
+		if rel == "." {
+			rel = ""
+		}
+		found[rel] = true
+		allowed, ok := layering[rel]
+		if !ok {
+			t.Errorf("package %q is not in the layering table of deps_test.go (and DESIGN.md): say what it may import", rel)
+			return nil
+		}
+		for _, imp := range pkg.Imports {
+			for _, bad := range pure[rel] {
+				if imp == bad {
+					t.Errorf("%s imports %s: it must stay free of I/O", rel, imp)
+				}
+			}
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			target := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			okImport := false
+			for _, a := range allowed {
+				if a == target {
+					okImport = true
+				}
+			}
+			if !okImport {
+				name := target
+				if name == "" {
+					name = "the root package"
+				}
+				t.Errorf("%s imports %s, which breaks the layering (allowed: %q)", displayName(rel), name, allowed)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"", "robots", "extract", "internal/frontier"} {
+		if !found[p] {
+			t.Errorf("package %q not found: is the test walking the module?", p)
+		}
+	}
+}
+
+func displayName(rel string) string {
+	if rel == "" {
+		return "the root package"
+	}
+	return rel
+}

@@ -1,0 +1,317 @@
+package gentlecrawl_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
+	"github.com/gentlecrawl/gentlecrawl/warc"
+)
+
+// e2eWeb is the synthetic web the end-to-end tests crawl: 20 hosts with every
+// robots.txt profile, one of them asking for a Crawl-delay.
+func e2eWeb(t *testing.T) (*simweb.Web, *simweb.Server) {
+	t.Helper()
+	web, err := simweb.New(simweb.Config{Seed: 7, Hosts: 20, PagesPerHost: 8, CrawlDelay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return web, srv
+}
+
+const e2eDelay = 100 * time.Millisecond
+
+func e2eConfig(web *simweb.Web, srv *simweb.Server, job string) gentlecrawl.Config {
+	var seeds []string
+	for _, h := range web.Hosts() {
+		seeds = append(seeds, h.URL("/"))
+	}
+	return gentlecrawl.Config{
+		JobDir:               job,
+		Seeds:                seeds,
+		From:                 "crawler@example.org",
+		Delay:                e2eDelay,
+		Workers:              8,
+		ConnectTo:            []string{srv.CatchAll()},
+		AllowPrivateNetworks: true,
+		RobotsRetry:          time.Hour, // the 500 host is not asked again within the test
+	}
+}
+
+// expectedFetches walks the web's own link graph from the seeds the way a
+// polite crawler must: it follows links only from pages it may fetch, and
+// fetches every page robots.txt allows, once. The result maps "host path"
+// to the resource.
+func expectedFetches(t *testing.T, web *simweb.Web, agent string) map[string]simweb.Resource {
+	t.Helper()
+	want := make(map[string]simweb.Resource)
+	var queue []string
+	seen := make(map[string]bool)
+	push := func(raw string) {
+		if !seen[raw] {
+			seen[raw] = true
+			queue = append(queue, raw)
+		}
+	}
+	for _, h := range web.Hosts() {
+		push(h.URL("/"))
+	}
+	for len(queue) > 0 {
+		raw := queue[0]
+		queue = queue[1:]
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("bad link in the web's graph: %q", raw)
+		}
+		h := web.Host(u.Host)
+		if h == nil {
+			continue // outside the web, so outside the scope of the seeds
+		}
+		path := u.RequestURI()
+		if !web.Allowed(h.Name, path, agent) {
+			continue
+		}
+		res, ok := h.Resource(path)
+		if !ok {
+			t.Fatalf("link to a missing resource %s", raw)
+		}
+		want[h.Name+" "+path] = res
+		for _, l := range res.Links {
+			push(l)
+		}
+	}
+	return want
+}
+
+func TestCrawlIsPoliteEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end crawl")
+	}
+	web, srv := e2eWeb(t)
+	job := t.TempDir()
+	cfg := e2eConfig(web, srv, job)
+	want := expectedFetches(t, web, "gentlecrawl")
+	if len(want) < 100 {
+		t.Fatalf("only %d pages to fetch: the test web is too small to prove anything", len(want))
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	c, err := gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := web.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	log := web.Requests()
+	t.Logf("first crawl: %d requests, stopped: %s, summary %+v", len(log), sum.Stopped, sum)
+
+	checkPoliteness(t, web, log)
+
+	// Every allowed, in-scope page fetched exactly once; nothing else.
+	got := make(map[string]int)
+	robotsSeen := make(map[string]bool)
+	for _, e := range log {
+		if isRobotsPath(e.Path) {
+			robotsSeen[e.Host] = true
+			continue
+		}
+		got[e.Host+" "+e.Path]++
+		if !web.Allowed(e.Host, e.Path, "gentlecrawl") {
+			t.Errorf("requested %s%s, which robots.txt disallows", e.Host, e.Path)
+		}
+	}
+	for k := range want {
+		if got[k] != 1 {
+			t.Errorf("%s fetched %d times, want exactly once", k, got[k])
+		}
+	}
+	for k, n := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s fetched %d times, but it is not an allowed, reachable page", k, n)
+		}
+	}
+	for _, h := range web.Hosts() {
+		if !robotsSeen[h.Name] {
+			t.Errorf("robots.txt of %s never requested", h.Name)
+		}
+	}
+	if sum.Stopped != "deferred" {
+		t.Errorf("stopped %q, want deferred (the 500 host's URLs stay queued)", sum.Stopped)
+	}
+	if sum.Pages != len(want) {
+		t.Errorf("summary says %d pages, want %d", sum.Pages, len(want))
+	}
+
+	// The recrawl: every page again with its validators, every one a 304,
+	// robots.txt still fresh in the cache.
+	web.ResetLog()
+	cfg.Recrawl = true
+	c, err = gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum2, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := web.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	log2 := web.Requests()
+	checkPoliteness(t, web, log2)
+	got = make(map[string]int)
+	for _, e := range log2 {
+		if isRobotsPath(e.Path) {
+			t.Errorf("recrawl requested %s%s again; robots.txt is cached for 24h", e.Host, e.Path)
+			continue
+		}
+		key := e.Host + " " + e.Path
+		got[key]++
+		res, ok := want[key]
+		if !ok {
+			t.Errorf("recrawl requested %s, not a page of the first crawl", key)
+			continue
+		}
+		if e.IfNoneMatch != res.ETag {
+			t.Errorf("recrawl of %s sent If-None-Match %q, want %q", key, e.IfNoneMatch, res.ETag)
+		}
+		if ims, err := time.Parse(time.RFC1123, e.IfModifiedSince); err != nil || !ims.Equal(res.LastModified) {
+			t.Errorf("recrawl of %s sent If-Modified-Since %q, want %v", key, e.IfModifiedSince, res.LastModified)
+		}
+		if e.Status != 304 {
+			t.Errorf("recrawl of unchanged %s answered %d, want 304", key, e.Status)
+		}
+	}
+	for k := range want {
+		if got[k] != 1 {
+			t.Errorf("recrawl fetched %s %d times, want once", k, got[k])
+		}
+	}
+	if sum2.NotModified != len(want) || sum2.SavedBytes <= 0 {
+		t.Errorf("recrawl summary: %d not modified, %d bytes saved; want %d and a positive saving", sum2.NotModified, sum2.SavedBytes, len(want))
+	}
+
+	// The WARC files hold a record pair for every request of both crawls.
+	records := readWARC(t, filepath.Join(job, "warc"))
+	if records["response"] < len(want) || records["revisit"] != len(want) || records["request"] != records["response"]+records["revisit"] {
+		t.Errorf("WARC records %v; want ≥%d responses, %d revisits, one request per response or revisit", records, len(want), len(want))
+	}
+}
+
+func isRobotsPath(p string) bool { return p == "/robots.txt" || p == "/robots-moved.txt" }
+
+// checkPoliteness reads the server's log the way a site owner would: per host,
+// robots.txt before anything else and once, never two requests in flight,
+// never a gap below the delay or the Crawl-delay, the crawler's headers.
+func checkPoliteness(t *testing.T, web *simweb.Web, log []simweb.LogEntry) {
+	t.Helper()
+	byHost := make(map[string][]simweb.LogEntry)
+	for _, e := range log {
+		byHost[e.Host] = append(byHost[e.Host], e)
+		if !strings.HasPrefix(e.UserAgent, "gentlecrawl/") || !strings.Contains(e.UserAgent, "(+http") {
+			t.Errorf("User-Agent %q", e.UserAgent)
+		}
+		if e.From != "crawler@example.org" {
+			t.Errorf("From %q", e.From)
+		}
+		if e.Cookie != "" {
+			t.Errorf("cookie sent to %s%s: %q", e.Host, e.Path, e.Cookie)
+		}
+		if !strings.Contains(e.AcceptEncoding, "gzip") {
+			t.Errorf("Accept-Encoding %q, want gzip", e.AcceptEncoding)
+		}
+	}
+	for host, entries := range byHost {
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Start.Before(entries[j].Start) })
+		h := web.Host(host)
+		minGap := e2eDelay
+		if h.Profile == simweb.ProfileCrawlDelay {
+			minGap = 300 * time.Millisecond
+		}
+		robots := 0
+		for i, e := range entries {
+			if e.Path == "/robots.txt" {
+				robots++
+			}
+			if i > 0 {
+				prev := entries[i-1]
+				if e.Start.Before(prev.End) {
+					t.Errorf("%s: two requests in flight: %s [%s, %s] and %s starting %s",
+						host, prev.Path, prev.Start.Format("15:04:05.000"), prev.End.Format("15:04:05.000"), e.Path, e.Start.Format("15:04:05.000"))
+				} else if gap := e.Start.Sub(prev.End); gap < minGap {
+					t.Errorf("%s: %s started %v after %s ended, want ≥ %v", host, e.Path, gap, prev.Path, minGap)
+				}
+			}
+		}
+		if robots > 1 {
+			t.Errorf("%s: robots.txt requested %d times, want once", host, robots)
+		}
+		if first := entries[0].Path; robots == 1 && first != "/robots.txt" {
+			t.Errorf("%s: first request was %s, want /robots.txt", host, first)
+		}
+		if h.Profile == simweb.ProfileError && len(entries) > 1 {
+			t.Errorf("%s: robots.txt answered 500, yet %d other requests were made", host, len(entries)-1)
+		}
+		if h.Profile == simweb.ProfileRedirect && robots == 1 {
+			if len(entries) < 2 || entries[1].Path != "/robots-moved.txt" {
+				t.Errorf("%s: robots.txt redirect not followed before other requests", host)
+			}
+		}
+	}
+}
+
+// readWARC reads every WARC file in dir with the warc package's reader and
+// counts records by type; a file that does not read to the end fails.
+func readWARC(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no WARC files in %s (%v)", dir, err)
+	}
+	counts := make(map[string]int)
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := warc.NewReader(f)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			counts[rec.Type]++
+		}
+		f.Close()
+	}
+	if open, _ := filepath.Glob(filepath.Join(dir, "*.open")); len(open) > 0 {
+		t.Errorf("WARC files left open after the crawl: %v", open)
+	}
+	return counts
+}

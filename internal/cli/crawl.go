@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+	"github.com/spf13/cobra"
+)
+
+type crawlFlags struct {
+	job          string
+	agent        string
+	from         string
+	delay        time.Duration
+	maxPages     int
+	maxDepth     int
+	scope        string
+	crawlDelay   string
+	recrawl      bool
+	resolve      []string
+	connectTo    []string
+	allowPrivate bool
+	frontier     string
+	config       string
+	workers      int
+	timeout      time.Duration
+	verbose      bool
+	quiet        bool
+}
+
+func newCrawlCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f crawlFlags
+	cmd := &cobra.Command{
+		Use:   "crawl [flags] URL...",
+		Short: "Crawl from seed URLs into a job directory",
+		Long: `Crawl from the seed URLs, politely: robots.txt first, one request at a time per host,
+at least --delay between requests to a host (longer if robots.txt asks with Crawl-delay).
+All state is kept in --job DIR; running the same command again resumes an unfinished crawl.`,
+		Example: `  gentlecrawl crawl --job jobs/example --from you@example.org https://example.org/
+  gentlecrawl crawl --job jobs/example --recrawl      # fetch everything again with conditional GET
+  gentlecrawl crawl --job jobs/local --allow-private-networks \
+      --connect-to a.test:80:127.0.0.1:8080 http://a.test/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.config != "" {
+				if err := loadConfigFile(cmd.Flags(), f.config); err != nil {
+					return exitError{2, err}
+				}
+			}
+			cfg, err := f.toConfig(args, stderr)
+			if err != nil {
+				return exitError{2, err}
+			}
+			return runCrawl(cmd.Context(), cfg, stdout, stderr, f.quiet)
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&f.job, "job", "", "job directory: all state of the crawl; the same DIR again resumes it (required)")
+	fs.StringVar(&f.agent, "user-agent", "gentlecrawl", "product token for robots.txt and the User-Agent header (letters, - and _)")
+	fs.StringVar(&f.from, "from", "", "e-mail address sent in the From header, so site owners can reach you")
+	fs.DurationVar(&f.delay, "delay", time.Second, "minimum gap between requests to one host")
+	fs.StringVar(&f.crawlDelay, "crawl-delay", "honor", "robots.txt Crawl-delay: honor, ignore, or cap=DUR")
+	fs.IntVar(&f.maxPages, "max-pages", 0, "stop after this many fetches (0: no limit)")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "follow at most this many links from a seed (0: no limit)")
+	fs.StringVar(&f.scope, "scope", "host", "which links to follow: host (the seeds' hosts), domain (their registrable domains), prefix (URLs under a seed)")
+	fs.BoolVar(&f.recrawl, "recrawl", false, "fetch every URL the job knows again, with conditional GET (If-None-Match / If-Modified-Since)")
+	fs.StringArrayVar(&f.resolve, "resolve", nil, "HOST:PORT:ADDR — connect to ADDR for HOST:PORT, as curl does (repeatable)")
+	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "HOST1:PORT1:HOST2:PORT2 — connect to HOST2:PORT2 instead, as curl does; empty HOST1/PORT1 match any (repeatable)")
+	fs.BoolVar(&f.allowPrivate, "allow-private-networks", false, "allow loopback and private addresses (refused by default)")
+	fs.StringVar(&f.frontier, "frontier", "", "frontier store (default: the embedded store in the job directory)")
+	fs.StringVar(&f.config, "config", "", "TOML file of settings named like these flags; flags given here win")
+	fs.IntVar(&f.workers, "workers", 32, "hosts fetched at the same time")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "limit on one HTTP exchange, body included")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every fetch failure and robots.txt problem")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display, only the summary")
+	return cmd
+}
+
+func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Config, error) {
+	if f.job == "" {
+		return gentlecrawl.Config{}, errors.New("--job DIR is required: the directory that keeps the crawl's state")
+	}
+	if f.frontier != "" {
+		return gentlecrawl.Config{}, fmt.Errorf("--frontier %q: only the embedded store is available in this version; leave --frontier out", f.frontier)
+	}
+	cd, err := gentlecrawl.ParseCrawlDelayPolicy(f.crawlDelay)
+	if err != nil {
+		return gentlecrawl.Config{}, err
+	}
+	scope, err := gentlecrawl.ParseScope(f.scope)
+	if err != nil {
+		return gentlecrawl.Config{}, err
+	}
+	if f.delay <= 0 {
+		return gentlecrawl.Config{}, fmt.Errorf("--delay %v: must be positive", f.delay)
+	}
+	level := slog.LevelError
+	if f.verbose {
+		level = slog.LevelInfo
+	}
+	return gentlecrawl.Config{
+		JobDir:               f.job,
+		Seeds:                seeds,
+		Agent:                f.agent,
+		From:                 f.from,
+		Delay:                f.delay,
+		CrawlDelay:           cd,
+		MaxPages:             f.maxPages,
+		MaxDepth:             f.maxDepth,
+		Scope:                scope,
+		Recrawl:              f.recrawl,
+		Workers:              f.workers,
+		Timeout:              f.timeout,
+		Resolve:              f.resolve,
+		ConnectTo:            f.connectTo,
+		AllowPrivateNetworks: f.allowPrivate,
+		Logger:               slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	}, nil
+}
+
+// runCrawl runs one crawl with a progress display and prints its summary.
+func runCrawl(ctx context.Context, cfg gentlecrawl.Config, stdout, stderr io.Writer, quiet bool) error {
+	c, err := gentlecrawl.New(cfg)
+	if err != nil {
+		return exitError{2, err}
+	}
+	stopProgress := func() {}
+	if !quiet {
+		stopProgress = showProgress(ctx, c, stderr)
+	}
+	sum, err := c.Run(ctx)
+	stopProgress()
+	if sum != nil {
+		writeSummary(stdout, sum)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case sum.Stopped == "interrupted":
+		return errors.New("interrupted; run the same command again to resume")
+	case strings.HasPrefix(sum.Stopped, "error"):
+		return errors.New(sum.Stopped)
+	case sum.Pages > 0 && sum.Errors["private-network"] == sum.Pages:
+		return errors.New("every fetch was refused because the hosts resolve to loopback or private addresses; add --allow-private-networks to crawl them")
+	}
+	return nil
+}
+
+// showProgress reports the crawl's progress on w until the returned function
+// is called: one line refreshed every second on a terminal, a plain log line
+// every ten seconds otherwise.
+func showProgress(ctx context.Context, c *gentlecrawl.Crawler, w io.Writer) (stop func()) {
+	tty := isTerminal(w)
+	every := 10 * time.Second
+	if tty {
+		every = time.Second
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		var lastPages int
+		lastTime := time.Now()
+		for {
+			select {
+			case <-done:
+				if tty {
+					fmt.Fprint(w, "\r\033[K")
+				}
+				return
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				p := c.Progress()
+				rate := float64(p.Pages-lastPages) / now.Sub(lastTime).Seconds()
+				lastPages, lastTime = p.Pages, now
+				line := progressLine(p, rate)
+				if tty {
+					fmt.Fprintf(w, "\r\033[K%s", line)
+				} else {
+					fmt.Fprintln(w, line)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+func progressLine(p gentlecrawl.Progress, rate float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %d pages (%.1f/s)  %d queued  %d hosts active",
+		p.Elapsed.Round(time.Second), p.Pages, rate, p.Queued, p.Active)
+	if n := p.Waiting[hostload.ReasonDelay]; n > 0 {
+		fmt.Fprintf(&b, ", %d waiting for their delay", n)
+	}
+	if n := p.Waiting[hostload.ReasonRobots]; n > 0 {
+		fmt.Fprintf(&b, ", %d waiting for robots.txt", n)
+	}
+	if p.NotModified > 0 {
+		fmt.Fprintf(&b, "  %d not modified", p.NotModified)
+	}
+	fmt.Fprintf(&b, "  %d errors", p.Errors)
+	return b.String()
+}
+
+// writeSummary prints what a crawl did.
+func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
+	fmt.Fprintf(w, "Crawl %s after %s.\n", s.Stopped, s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  requests        %d (%d pages, %d robots.txt)\n", s.Requests, s.Pages, s.Requests-s.Pages)
+	if len(s.ByStatus) > 0 {
+		codes := make([]int, 0, len(s.ByStatus))
+		for code := range s.ByStatus {
+			codes = append(codes, code)
+		}
+		sort.Ints(codes)
+		parts := make([]string, len(codes))
+		for i, code := range codes {
+			parts[i] = fmt.Sprintf("%d: %d", code, s.ByStatus[code])
+		}
+		fmt.Fprintf(w, "  by status       %s\n", strings.Join(parts, ", "))
+	}
+	if len(s.Errors) > 0 {
+		fmt.Fprintf(w, "  errors          %s\n", countList(s.Errors))
+	}
+	if len(s.Robots) > 0 {
+		fmt.Fprintf(w, "  robots.txt      %s\n", countList(s.Robots))
+	}
+	if s.Disallowed > 0 {
+		fmt.Fprintf(w, "  disallowed      %d URLs not fetched: robots.txt forbids them\n", s.Disallowed)
+	}
+	fmt.Fprintf(w, "  bytes received  %s on the wire, %s after decompression\n", byteSize(s.WireBytes), byteSize(s.BodyBytes))
+	if s.NotModified > 0 {
+		fmt.Fprintf(w, "  not modified    %d (304), saving the servers about %s\n", s.NotModified, byteSize(s.SavedBytes))
+	}
+	if s.Truncated > 0 {
+		fmt.Fprintf(w, "  truncated       %d bodies cut by a limit or a broken connection\n", s.Truncated)
+	}
+	fmt.Fprintf(w, "  discovered      %d new URLs; %d links out of scope", s.Discovered, s.OutOfScope)
+	if s.TooDeep > 0 {
+		fmt.Fprintf(w, ", %d too deep", s.TooDeep)
+	}
+	fmt.Fprintln(w)
+	if s.Queued > 0 {
+		fmt.Fprintf(w, "  still queued    %d URLs (run the same command again to go on)\n", s.Queued)
+	}
+	for _, h := range s.Deferred {
+		fmt.Fprintf(w, "  deferred        %s: robots.txt unavailable, its URLs are kept for a later run\n", h)
+	}
+	for _, f := range s.WARCFiles {
+		fmt.Fprintf(w, "  WARC            %s\n", f)
+	}
+}
+
+func countList(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

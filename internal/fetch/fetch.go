@@ -1,0 +1,362 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+var (
+	// ErrPrivateNetwork is returned (wrapped in *Error) when a connection
+	// would go to an address that is not public; see IsPublic.
+	ErrPrivateNetwork = errors.New("fetch: refusing to connect to a private or loopback address (use --allow-private-networks)")
+
+	// ErrBodyTooLarge is the cause of a body cut at MaxRawSize; Do reports
+	// the cut as Result.Truncated "length", not as an error.
+	ErrBodyTooLarge = errors.New("fetch: body exceeds the size limit")
+
+	// ErrUnsupportedScheme is returned for URLs that are not http or https.
+	ErrUnsupportedScheme = errors.New("fetch: unsupported URL scheme")
+)
+
+// Error is the error Do returns when there is no response to record: the
+// name did not resolve, the connection was refused or reset before the
+// response head, the address was not public, or time ran out first.
+type Error struct {
+	Op  string // "dial" (no connection was made), "get" (failed after connecting) or "read" (cancelled during the body)
+	URL string
+	Err error
+}
+
+func (e *Error) Error() string { return "fetch " + e.Op + " " + e.URL + ": " + e.Err.Error() }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Values of Result.Truncated. They are those of the WARC-Truncated field
+// (WARC 1.1 §5.13), so the WARC writer can copy them.
+const (
+	TruncatedLength     = "length"     // MaxBodySize or MaxRawSize reached
+	TruncatedTime       = "time"       // Timeout (or a deadline on ctx) expired during the body
+	TruncatedDisconnect = "disconnect" // the connection failed during the body, or ended before Content-Length
+)
+
+// Request is one URL to fetch, with the validators of a conditional GET
+// taken from the previous fetch of the same URL.
+type Request struct {
+	URL *url.URL
+
+	// ETag, when non-empty, is sent verbatim as If-None-Match (weak or
+	// strong; RFC 9110 §13.1.2).
+	ETag string
+
+	// LastModified, when non-empty, is sent verbatim as If-Modified-Since.
+	// It must be the value the server sent, never a time from our clock
+	// (RFC 9110 §13.1.3). A value that parses as a date in the future is not
+	// sent: the server's clock was wrong and the comparison would mislead.
+	LastModified string
+}
+
+// Result is one HTTP exchange.
+type Result struct {
+	URL    *url.URL
+	Status int
+	Header http.Header
+
+	// Body is the decoded body (Content-Encoding undone), at most
+	// MaxBodySize bytes. It is nil when the encoding could not be decoded
+	// (see Undecoded). For an unencoded response Body and RawBody share
+	// their bytes; treat both as read-only.
+	Body []byte
+
+	// RawBody is the body exactly as received (still content-encoded, but
+	// with any chunked transfer coding removed), at most MaxRawSize bytes:
+	// the payload of the WARC response record.
+	RawBody []byte
+
+	// Undecoded is the Content-Encoding header value when it names a coding
+	// this client does not decode; Body is then nil and RawBody holds the
+	// body.
+	Undecoded string
+
+	// DecodeErr is set when the body arrived whole but did not decode (a
+	// corrupt or incomplete gzip stream, or trailing garbage). Body holds
+	// what decoded before the error; Truncated stays "" because RawBody is
+	// complete. When the connection failed first, the failure is reported
+	// in Truncated instead.
+	DecodeErr error
+
+	// RequestRaw is the request head as sent: "GET /path?q HTTP/1.1", Host,
+	// User-Agent, then the other header fields sorted by name, each line
+	// ending CRLF, and a final CRLF. For HTTP/1.1 this is byte for byte what
+	// net/http writes; for HTTP/2 it is the HTTP/1.1 form of the same
+	// request. It is the payload of the WARC request record.
+	RequestRaw []byte
+
+	// ResponseHead is the status line and header fields as received,
+	// reconstructed from the parsed response: protocol, status, then the
+	// fields sorted by name in canonical case, CRLF line ends and a final
+	// empty line. Transfer-Encoding is left out because RawBody is
+	// de-chunked; Content-Encoding is kept because RawBody is not decoded.
+	ResponseHead []byte
+
+	RemoteAddr string        // ip:port actually connected to
+	Start      time.Time     // when the exchange started
+	TTFB       time.Duration // Start to the first response byte
+	Duration   time.Duration // Start to End
+	End        time.Time     // when the body was fully read, or cut
+
+	// WireBytes approximates the bytes received: len(ResponseHead) +
+	// len(RawBody). It ignores chunk framing, TLS and HTTP/2 framing and
+	// header compression, and the header bytes net/http normalises.
+	WireBytes int64
+
+	// Truncated is "" when the whole body was read, else why it was cut:
+	// "length", "time" or "disconnect".
+	Truncated string
+
+	Conditional bool // the request carried If-None-Match or If-Modified-Since
+	NotModified bool // Status is 304 and the request was conditional
+
+	// Refetched is set when the server answered 304 to a request without
+	// validators and this Result is the answer to the second, unconditional
+	// request (sent with Cache-Control: no-cache).
+	Refetched bool
+}
+
+// Client performs HTTP exchanges for a crawler. It is safe for concurrent
+// use. Create it with New and release its idle connections with Close.
+type Client struct {
+	cfg Config
+	tr  *http.Transport
+	log *slog.Logger
+	now func() time.Time
+}
+
+// New returns a Client for cfg. It fails when cfg.UserAgent is empty or a
+// field is invalid. It does not check --resolve and --connect-to targets
+// against private networks (see Config.CheckTargets); dialing does.
+func New(cfg Config) (*Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	d := &dialer{
+		connectTo:    cfg.ConnectTo,
+		resolve:      cfg.Resolve,
+		allowPrivate: cfg.AllowPrivateNetworks,
+		timeout:      cfg.ConnectTimeout,
+		net:          net.Dialer{KeepAlive: 30 * time.Second},
+		resolver:     net.DefaultResolver,
+	}
+	tr := &http.Transport{
+		// Never a proxy from the environment: the crawler's traffic goes
+		// where --resolve and --connect-to say, and the SSRF guard checks
+		// the address actually dialed.
+		Proxy:                  nil,
+		DialContext:            d.DialContext,
+		TLSHandshakeTimeout:    cfg.ConnectTimeout,
+		DisableCompression:     true, // we send Accept-Encoding and decode ourselves
+		MaxIdleConns:           1024,
+		MaxIdleConnsPerHost:    16, // the default of 2 costs about 3x in throughput
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: cfg.MaxHeaderBytes,
+		ForceAttemptHTTP2:      true,
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Client{cfg: cfg, tr: tr, log: logger, now: time.Now}, nil
+}
+
+// Close closes idle connections. A Client must not be used after Close.
+func (c *Client) Close() { c.tr.CloseIdleConnections() }
+
+// Do performs one GET of req.URL. Redirects are not followed.
+//
+// It returns an error only when there is no HTTP response to record at all,
+// or when ctx is cancelled (not merely past its deadline) during the body;
+// such errors are *Error and unwrap to the cause (ErrPrivateNetwork,
+// *net.DNSError, context.DeadlineExceeded, ...). A response cut short by a
+// limit, the deadline or the server is a Result with Truncated set.
+//
+// A 304 to a request that carried no validators is a server or cache bug;
+// Do then fetches once more, unconditionally and with Cache-Control:
+// no-cache, and returns that answer with Refetched set.
+func (c *Client) Do(ctx context.Context, req Request) (*Result, error) {
+	if req.URL == nil {
+		return nil, &Error{Op: "get", Err: errors.New("fetch: nil URL")}
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" || req.URL.Host == "" {
+		return nil, &Error{Op: "get", URL: req.URL.String(), Err: ErrUnsupportedScheme}
+	}
+	res, err := c.exchange(ctx, req, false)
+	if err != nil || res.Status != http.StatusNotModified || res.Conditional {
+		return res, err
+	}
+	c.log.LogAttrs(ctx, slog.LevelDebug, "fetch: 304 without validators; fetching again", slog.String("url", req.URL.String()))
+	res, err = c.exchange(ctx, Request{URL: req.URL}, true)
+	if res != nil {
+		res.Refetched = true
+	}
+	return res, err
+}
+
+// exchange sends one request and reads its response within cfg.Timeout.
+func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+
+	u := req.URL
+	host := hostHeader(u.Host)
+	h := c.header(req, noCache)
+	res := &Result{
+		URL:         u,
+		RequestRaw:  requestRaw(u, host, h),
+		Conditional: h.Get("If-None-Match") != "" || h.Get("If-Modified-Since") != "",
+	}
+
+	var tr traceInfo
+	ctx = httptrace.WithClientTrace(ctx, tr.clientTrace(c.now))
+	// The request is built around u itself rather than a re-parse of its
+	// string form, so what is sent is exactly the URL the crawler chose.
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	if err != nil {
+		return nil, &Error{Op: "get", URL: u.String(), Err: err}
+	}
+	hreq.URL = u
+	hreq.Host = host
+	hreq.Header = h
+
+	res.Start = c.now()
+	resp, err := c.tr.RoundTrip(hreq)
+	headAt := c.now()
+	remote, firstByte, connected := tr.get()
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w: %w", ctxErr, err)
+		}
+		op := "get"
+		if !connected {
+			op = "dial"
+		}
+		c.log.LogAttrs(ctx, slog.LevelDebug, "fetch failed", slog.String("url", u.String()), slog.Any("err", err))
+		return nil, &Error{Op: op, URL: u.String(), Err: err}
+	}
+	if firstByte.IsZero() {
+		firstByte = headAt
+	}
+	res.Status = resp.StatusCode
+	res.Header = resp.Header
+	res.ResponseHead = responseHead(resp)
+	res.RemoteAddr = remote
+	res.TTFB = firstByte.Sub(res.Start)
+	res.NotModified = res.Status == http.StatusNotModified && res.Conditional
+
+	if err := c.readBody(ctx, resp, res); err != nil {
+		return nil, &Error{Op: "read", URL: u.String(), Err: err}
+	}
+	res.End = c.now()
+	res.Duration = res.End.Sub(res.Start)
+	res.WireBytes = int64(len(res.ResponseHead) + len(res.RawBody))
+
+	c.log.LogAttrs(ctx, slog.LevelDebug, "fetched",
+		slog.String("url", u.String()),
+		slog.Int("status", res.Status),
+		slog.String("remote", res.RemoteAddr),
+		slog.Int("raw", len(res.RawBody)),
+		slog.Int("body", len(res.Body)),
+		slog.Duration("ttfb", res.TTFB),
+		slog.Duration("duration", res.Duration),
+		slog.String("truncated", res.Truncated))
+	return res, nil
+}
+
+// header builds the request header fields other than Host.
+func (c *Client) header(req Request, noCache bool) http.Header {
+	h := http.Header{}
+	h.Set("User-Agent", c.cfg.UserAgent)
+	if c.cfg.From != "" {
+		h.Set("From", c.cfg.From)
+	}
+	h.Set("Accept", c.cfg.Accept)
+	h.Set("Accept-Encoding", c.cfg.AcceptEncoding)
+	// Validators come from a server's response; one that is not a valid
+	// field value would make net/http refuse the whole request, so it is
+	// dropped and the request goes out unconditional.
+	if req.ETag != "" && httpguts.ValidHeaderFieldValue(req.ETag) {
+		h.Set("If-None-Match", req.ETag)
+	}
+	if lm := req.LastModified; lm != "" && httpguts.ValidHeaderFieldValue(lm) {
+		if t, err := http.ParseTime(lm); err != nil || !t.After(c.now()) {
+			h.Set("If-Modified-Since", lm)
+		}
+	}
+	if noCache {
+		h.Set("Cache-Control", "no-cache")
+	}
+	return h
+}
+
+// hostHeader returns the Host header net/http sends for a URL host: the
+// IDNA (punycode) form, without an IPv6 zone.
+func hostHeader(host string) string {
+	if h, err := httpguts.PunycodeHostPort(host); err == nil {
+		host = h
+	}
+	// net/http drops an IPv6 zone ("[fe80::1%25en0]") from the Host header.
+	if strings.HasPrefix(host, "[") {
+		if i := strings.IndexByte(host, '%'); i >= 0 {
+			if j := strings.IndexByte(host[i:], ']'); j >= 0 {
+				host = host[:i] + host[i+j:]
+			}
+		}
+	}
+	return host
+}
+
+// traceInfo collects what httptrace reports about one exchange. The
+// callbacks may run on the Transport's goroutines, hence the lock.
+type traceInfo struct {
+	mu        sync.Mutex
+	remote    string
+	connected bool
+	firstByte time.Time
+}
+
+func (t *traceInfo) clientTrace(now func() time.Time) *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.connected = true
+			if info.Conn != nil {
+				t.remote = info.Conn.RemoteAddr().String()
+			}
+		},
+		GotFirstResponseByte: func() {
+			at := now()
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.firstByte.IsZero() {
+				t.firstByte = at
+			}
+		},
+	}
+}
+
+func (t *traceInfo) get() (remote string, firstByte time.Time, connected bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.remote, t.firstByte, t.connected
+}

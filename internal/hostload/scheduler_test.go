@@ -1,0 +1,139 @@
+package hostload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestSchedulerTimeline runs three hosts with different gaps through two
+// workers and checks the server-side view: one request in flight per host,
+// never a gap below the host's delay, and no worker idle while a host is due.
+func TestSchedulerTimeline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler()
+		gaps := map[string]time.Duration{"a": time.Second, "b": 2 * time.Second, "c": 500 * time.Millisecond}
+		for _, h := range []string{"a", "b", "c"} {
+			s.Add(h, 3)
+		}
+		start := time.Now()
+		var mu sync.Mutex
+		var log []string
+		last := map[string]time.Time{}
+		var wg sync.WaitGroup
+		for w := 0; w < 2; w++ {
+			wg.Go(func() {
+				for {
+					h, err := s.Acquire(t.Context())
+					if errors.Is(err, ErrDone) {
+						return
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					now := time.Now()
+					mu.Lock()
+					if prev, ok := last[h]; ok && now.Sub(prev) < gaps[h] {
+						t.Errorf("host %s fetched %v after its previous request, want ≥ %v", h, now.Sub(prev), gaps[h])
+					}
+					log = append(log, fmt.Sprintf("%4.1fs %s", now.Sub(start).Seconds(), h))
+					mu.Unlock()
+					time.Sleep(100 * time.Millisecond) // the fetch
+					mu.Lock()
+					last[h] = time.Now()
+					mu.Unlock()
+					s.Release(h, 1, time.Now().Add(gaps[h]), ReasonDelay)
+				}
+			})
+		}
+		wg.Wait()
+		got := strings.Join(log, "\n")
+		want := strings.Join([]string{
+			" 0.0s a", " 0.0s b", " 0.1s c", " 0.7s c", " 1.1s a", " 1.3s c", " 2.1s b", " 2.2s a", " 4.2s b",
+		}, "\n")
+		if got != want {
+			t.Errorf("timeline:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}
+
+func TestSchedulerDeferredHostsDoNotKeepCrawlAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler()
+		s.Add("broken", 5)
+		s.Add("fine", 1)
+		seen := map[string]int{}
+		for {
+			h, err := s.Acquire(t.Context())
+			if errors.Is(err, ErrDone) {
+				break
+			}
+			seen[h]++
+			if h == "broken" {
+				s.Defer(h, time.Now().Add(time.Minute), ReasonRobots)
+				continue
+			}
+			time.Sleep(10 * time.Second)
+			s.Release(h, 1, time.Now(), ReasonDelay)
+		}
+		if seen["fine"] != 1 {
+			t.Errorf("fine host acquired %d times, want 1", seen["fine"])
+		}
+		if seen["broken"] != 1 {
+			t.Errorf("deferred host acquired %d times, want 1 (retry only while other work keeps the crawl alive)", seen["broken"])
+		}
+	})
+}
+
+func TestSchedulerDeferredRetriedWhileCrawlGoesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler()
+		s.Add("broken", 1)
+		s.Add("slow", 3)
+		var order []string
+		for {
+			h, err := s.Acquire(t.Context())
+			if errors.Is(err, ErrDone) {
+				break
+			}
+			order = append(order, h)
+			switch {
+			case h == "broken" && len(order) == 1:
+				s.Defer(h, time.Now().Add(time.Minute), ReasonRobots)
+			case h == "broken":
+				s.Release(h, 1, time.Now(), ReasonDelay)
+			default:
+				s.Release(h, 1, time.Now().Add(50*time.Second), ReasonDelay)
+			}
+		}
+		want := "broken slow slow broken slow"
+		if got := strings.Join(order, " "); got != want {
+			t.Errorf("order %q, want %q", got, want)
+		}
+	})
+}
+
+func TestSchedulerAcquireHonoursContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler()
+		s.Add("a", 2)
+		h, _ := s.Acquire(t.Context())
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		// a is held: Acquire waits, then gives up with the context.
+		if _, err := s.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Acquire = %v, want deadline exceeded", err)
+		}
+		s.Release(h, 1, time.Now().Add(time.Hour), ReasonDelay)
+		snap := s.Snapshot()
+		if snap.Waiting[ReasonDelay] != 1 || snap.Pending != 1 || snap.Held != 0 {
+			t.Errorf("snapshot %+v", snap)
+		}
+	})
+}

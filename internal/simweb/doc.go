@@ -1,0 +1,27 @@
+// Package simweb is a synthetic web: many virtual hosts served from one HTTP
+// listener, chosen by the Host header, whose pages, links and robots.txt
+// files are generated deterministically from a seed.
+//
+// gentlecrawl uses it to test, benchmark and demonstrate itself without a
+// network. A Web knows the ground truth a crawler is measured against:
+//
+//   - Host.Resources lists every servable resource of a host, and
+//     Resource.Links the exact set of absolute URLs a correct link extractor
+//     finds in a page (after <base href>, relative references, dot segments,
+//     fragments and case differences have been resolved);
+//   - Web.Allowed says, independently of any robots.txt parser, whether a
+//     host's robots.txt profile allows a path to a user agent;
+//   - Web.Requests is the log of every request with its start and end
+//     times, status, size and request headers, from which tests read a
+//     crawler's politeness (one request in flight per host, Crawl-delay,
+//     conditional GET, compression, no cookies).
+//
+// The same seed always produces byte-identical response bodies, and each
+// host's graph depends only on the seed and the host's index, never on the
+// order of requests. Host graphs are built lazily, so a Web with 10,000
+// hosts is cheap until its hosts are visited.
+//
+// A Web is an http.Handler. Start serves it on one listener; ServeLoopback
+// serves it on several loopback addresses so that per-IP behaviour can be
+// tested; the cmd/simweb command runs it as a standalone server.
+package simweb

@@ -1,0 +1,53 @@
+package simweb_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
+)
+
+func Example() {
+	web, err := simweb.New(simweb.Config{Seed: 1, Hosts: 3, PagesPerHost: 10})
+	if err != nil {
+		panic(err)
+	}
+	srv, err := web.Start("127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+
+	// Every host name resolves to the one listener, as curl's
+	// --connect-to ::ADDR does.
+	client := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, srv.Addr)
+		},
+	}}
+	for _, h := range web.Hosts() {
+		resp, err := client.Get("http://" + h.Name + "/robots.txt")
+		if err != nil {
+			panic(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		fmt.Println(h.Name, h.Profile, resp.StatusCode)
+	}
+
+	srv.Close() // waits for the handlers, so the log is complete
+
+	// The ground truth a crawler is checked against.
+	fmt.Println(web.Allowed("b.test", "/private/1.html", "gentlecrawl"))
+	fmt.Println(web.Allowed("b.test", "/private/open/1.html", "gentlecrawl"))
+	fmt.Println(len(web.Requests()), "requests logged")
+	// Output:
+	// a.test allow 200
+	// b.test disallow 200
+	// c.test allow 200
+	// false
+	// true
+	// 3 requests logged
+}

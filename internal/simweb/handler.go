@@ -1,0 +1,254 @@
+package simweb
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ServeHTTP answers r for the host named by its Host header (port
+// stripped, case-insensitive) and logs the request.
+func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w.begin()
+	e := newLogEntry(r, w.cfg.Now())
+	cw := &countingWriter{ResponseWriter: rw}
+	w.serve(cw, r)
+	cw.flush()
+	e.End = w.cfg.Now()
+	e.Status = cw.status
+	e.Bytes = cw.bytes
+	e.ContentEncoding = rw.Header().Get("Content-Encoding")
+	w.record(e)
+}
+
+// serve is the request pipeline: latency, host, address, method, then the
+// robots files or a resource.
+func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
+	if !sleep(r.Context(), w.cfg.Latency) {
+		return // client gone; nothing to answer
+	}
+	h := w.Host(r.Host)
+	if h == nil {
+		writeSmall(rw, r, http.StatusNotFound, "text/html; charset=utf-8", notFoundPage("unknown host"))
+		return
+	}
+	if addr, wrong := w.misdirected(h, r); wrong {
+		writeSmall(rw, r, http.StatusMisdirectedRequest, "text/plain; charset=utf-8", "misdirected request: "+h.Name+" is served on "+addr+"\n")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		rw.Header().Set("Allow", "GET, HEAD")
+		writeSmall(rw, r, http.StatusMethodNotAllowed, "text/plain; charset=utf-8", "method not allowed\n")
+		return
+	}
+	path := r.URL.RequestURI()
+	if path == robotsPath || (h.opts.profile == ProfileRedirect && path == robotsMovedPath) {
+		h.serveRobots(rw, r, path)
+		return
+	}
+	i, ok := h.skeleton().byPath[path]
+	if !ok {
+		writeSmall(rw, r, http.StatusNotFound, "text/html; charset=utf-8", notFoundPage("no such page"))
+		return
+	}
+	h.serveResource(rw, r, i)
+}
+
+// sleep waits for d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// misdirected reports whether r reached one of the loopback addresses of
+// ServeLoopback other than the one assigned to h (RFC 9110 §15.5.20),
+// and if so which address is h's.
+func (w *Web) misdirected(h *Host, r *http.Request) (string, bool) {
+	lb := w.loop.Load()
+	if lb == nil {
+		return "", false
+	}
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return "", false
+	}
+	local, assigned := a.String(), lb.addrs[h.index%len(lb.addrs)]
+	return assigned, lb.serves[local] && local != assigned
+}
+
+func (h *Host) serveRobots(rw http.ResponseWriter, r *http.Request, path string) {
+	status, ctype, body, location := h.opts.robotsResponse(h.Name)
+	if path == robotsMovedPath {
+		status, ctype, body, location = http.StatusOK, "text/plain; charset=utf-8", disallowRules, ""
+	}
+	if location != "" {
+		rw.Header().Set("Location", location)
+	}
+	writeSmall(rw, r, status, ctype, body)
+}
+
+// serveResource answers for resource i of h: validators, conditional GET,
+// content coding, body.
+func (h *Host) serveResource(rw http.ResponseWriter, r *http.Request, i int) {
+	res := &h.skeleton().res[i]
+	hdr := rw.Header()
+	hdr.Set("Last-Modified", res.lastModified.UTC().Format(http.TimeFormat))
+	hdr.Set("ETag", res.etag)
+	text := res.kind == kindPage
+	if text {
+		hdr.Set("Vary", "Accept-Encoding")
+	}
+	if notModified(r, res) {
+		rw.WriteHeader(http.StatusNotModified)
+		return
+	}
+	gz := text && acceptsGzip(r.Header.Get("Accept-Encoding"))
+	body := h.body(i, gz)
+	hdr.Set("Content-Type", kindInfo[res.kind].contentType)
+	if gz {
+		hdr.Set("Content-Encoding", "gzip")
+	}
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	rw.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		rw.Write(body)
+	}
+}
+
+// body returns the (possibly gzipped) body of resource i, from the cache
+// when it is there.
+func (h *Host) body(i int, gz bool) []byte {
+	key := cacheKey{host: h.index, res: i, gzip: gz}
+	if b, ok := h.web.cache.get(key); ok {
+		return b
+	}
+	var b []byte
+	res := &h.skeleton().res[i]
+	switch {
+	case gz:
+		b = gzipBytes(h.body(i, false))
+	case res.kind == kindPage:
+		b, _ = h.renderPage(i)
+	default:
+		b = fileBody(res)
+	}
+	h.web.cache.put(key, b)
+	return b
+}
+
+// gzipBytes compresses b. The gzip header carries no name or time, so the
+// output is a function of b alone.
+func gzipBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// notModified evaluates the preconditions of RFC 9110 §13.2.2 for a GET or
+// HEAD: If-None-Match, when present, decides alone (weak comparison,
+// §13.1.2); otherwise If-Modified-Since.
+func notModified(r *http.Request, res *resMeta) bool {
+	if inm := r.Header.Values("If-None-Match"); len(inm) > 0 {
+		return etagListMatches(strings.Join(inm, ","), res.etag)
+	}
+	ims := r.Header.Get("If-Modified-Since")
+	if ims == "" {
+		return false
+	}
+	t, err := http.ParseTime(ims)
+	if err != nil {
+		return false // §13.1.3: an invalid date is ignored
+	}
+	return !res.lastModified.After(t)
+}
+
+// etagListMatches reports whether the If-None-Match value list ("*" or a
+// comma-separated list of entity tags) matches etag by weak comparison:
+// the opaque tags are equal, whether or not either is weak.
+func etagListMatches(list, etag string) bool {
+	if strings.TrimSpace(list) == "*" {
+		return true
+	}
+	want := strings.TrimPrefix(etag, "W/")
+	for s := list; ; {
+		s = strings.TrimLeft(s, " \t,")
+		if s == "" {
+			return false
+		}
+		s = strings.TrimPrefix(s, "W/")
+		if s == "" || s[0] != '"' {
+			return false // malformed: stop, matching nothing
+		}
+		end := strings.IndexByte(s[1:], '"')
+		if end < 0 {
+			return false
+		}
+		if s[:end+2] == want {
+			return true
+		}
+		s = s[end+2:]
+	}
+}
+
+// acceptsGzip reports whether an Accept-Encoding value allows gzip
+// (RFC 9110 §12.5.3): "gzip" or "x-gzip" with q > 0, or "*" with q > 0 when
+// gzip is not listed.
+func acceptsGzip(header string) bool {
+	gzipQ, starQ := -1.0, -1.0
+	for _, part := range strings.Split(header, ",") {
+		params := strings.Split(part, ";")
+		coding := strings.ToLower(strings.TrimSpace(params[0]))
+		q := 1.0
+		for _, p := range params[1:] {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil || f < 0 || f > 1 {
+					f = 0 // an unreadable weight does not enable a coding
+				}
+				q = f
+			}
+		}
+		switch coding {
+		case "gzip", "x-gzip":
+			gzipQ = max(gzipQ, q)
+		case "*":
+			starQ = max(starQ, q)
+		}
+	}
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return starQ > 0
+}
+
+// writeSmall writes a complete small response with Content-Length.
+func writeSmall(rw http.ResponseWriter, r *http.Request, status int, ctype, body string) {
+	hdr := rw.Header()
+	hdr.Set("Content-Type", ctype)
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	rw.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		rw.Write([]byte(body))
+	}
+}
+
+func notFoundPage(why string) string {
+	return "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>" + why + "</p></body></html>\n"
+}

@@ -1,0 +1,110 @@
+package simweb
+
+import (
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Web is a synthetic web of virtual hosts. It is an http.Handler that
+// dispatches on the Host header. Create it with New; it is safe for
+// concurrent use.
+type Web struct {
+	cfg    Config
+	hosts  []*Host
+	byName map[string]*Host
+	cache  *bodyCache
+	loop   atomic.Pointer[loopback] // set by ServeLoopback
+
+	log struct {
+		sync.Mutex
+		entries  []LogEntry
+		inflight int           // requests begun and not yet logged
+		idle     chan struct{} // closed when inflight drops to 0; nil if nobody waits
+	}
+}
+
+// Host is one virtual host of a Web. Its graph is built on first use.
+type Host struct {
+	// Name is the host name, e.g. "a.test".
+	Name    string
+	Profile Profile
+	// Addr is the loopback address ("127.0.0.3:8080") assigned to the host
+	// by the latest ServeLoopback, or "". ServeLoopback writes it before
+	// it returns; do not read it concurrently with ServeLoopback.
+	Addr string
+
+	web   *Web
+	index int
+	opts  hostOptions
+
+	skelOnce  sync.Once
+	skel      *skeleton
+	graphOnce sync.Once
+	grph      *graph
+}
+
+// hostOptions are the per-host behaviours of the server. Today they come
+// from the profile and Config; behaviours such as overload or URL traps
+// belong here.
+type hostOptions struct {
+	profile    Profile
+	crawlDelay string // seconds, as written in robots.txt
+}
+
+// New returns the web described by cfg. It is cheap even for many hosts:
+// each host's graph is built when it is first needed.
+func New(cfg Config) (*Web, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	w := &Web{
+		cfg:    cfg,
+		hosts:  make([]*Host, cfg.Hosts),
+		byName: make(map[string]*Host, cfg.Hosts),
+		cache:  newBodyCache(64 << 20),
+	}
+	for i := range w.hosts {
+		p := cfg.Profiles[i%len(cfg.Profiles)]
+		h := &Host{
+			Name:    hostLabel(i) + "." + cfg.Domain,
+			Profile: p,
+			web:     w,
+			index:   i,
+			opts:    hostOptions{profile: p, crawlDelay: formatSeconds(cfg.CrawlDelay)},
+		}
+		w.hosts[i] = h
+		w.byName[h.Name] = h
+	}
+	return w, nil
+}
+
+// Hosts returns the hosts of the web in index order. The slice is a copy;
+// the Hosts are shared.
+func (w *Web) Hosts() []*Host { return append([]*Host(nil), w.hosts...) }
+
+// Host returns the host called name (case-insensitive, port and trailing
+// dot ignored), or nil.
+func (w *Web) Host(name string) *Host { return w.byName[normalizeHost(name)] }
+
+// normalizeHost turns a Host header into a host name: port stripped,
+// lower-cased, trailing dot removed.
+func normalizeHost(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
+
+func (h *Host) skeleton() *skeleton {
+	h.skelOnce.Do(func() { h.skel = buildSkeleton(&h.web.cfg, h.index) })
+	return h.skel
+}
+
+func (h *Host) graph() *graph {
+	h.graphOnce.Do(func() { h.grph = h.buildGraph() })
+	return h.grph
+}

@@ -1,0 +1,221 @@
+package gentlecrawl
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+	"github.com/gentlecrawl/gentlecrawl/robots"
+)
+
+// maxRobotsHops is how many redirects a robots.txt fetch follows (RFC 9309
+// §2.3.1.2 asks for at least five).
+const maxRobotsHops = 5
+
+// lastGoodCopy is how long a robots.txt that was fetched once may stand in
+// for one that has become unavailable (Google: 30 days).
+const lastGoodCopy = 30 * 24 * time.Hour
+
+// robotsCache holds the robots.txt rules of the hosts in this crawl. A
+// host's entry is only read or written by the worker holding the host.
+type robotsCache struct {
+	mu    sync.Mutex
+	hosts map[string]*hostRobots
+}
+
+type hostRobots struct {
+	group       *robots.Group
+	gap         time.Duration // the gap this host's rules ask for
+	expires     time.Time
+	retryAt     time.Time // unavailable: ask again then
+	unavailable bool      // no usable rules: fetch nothing but robots.txt
+	failures    int
+
+	// A redirect chain in progress.
+	hop  *url.URL
+	hops int
+}
+
+func (rc *robotsCache) get(host string) *hostRobots {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.hosts[host]
+}
+
+func (rc *robotsCache) set(host string, h *hostRobots) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.hosts[host] = h
+}
+
+// deferredHosts lists the hosts whose robots.txt is unavailable.
+func (rc *robotsCache) deferredHosts() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []string
+	for h, r := range rc.hosts {
+		if r.unavailable {
+			out = append(out, h)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// robotsFor returns the rules for host, loading them from the store when this
+// crawl has not yet used them. It returns nil when robots.txt must be fetched
+// (or fetched again) before anything else of the host.
+func (c *Crawler) robotsFor(host string) (*hostRobots, error) {
+	now := time.Now()
+	if r := c.robots.get(host); r != nil {
+		if r.hop == nil && !r.unavailable && now.Before(r.expires) {
+			return r, nil
+		}
+		if r.unavailable && now.Before(r.retryAt) {
+			return r, nil
+		}
+		return nil, nil
+	}
+	rec, err := c.store.Robots(host)
+	if err != nil || rec == nil || !now.Before(rec.Expires) {
+		return nil, err
+	}
+	r := c.rulesFromRecord(rec)
+	c.robots.set(host, r)
+	if r.unavailable && !now.Before(r.retryAt) {
+		return nil, nil
+	}
+	return r, nil
+}
+
+func (c *Crawler) rulesFromRecord(rec *frontier.RobotsRecord) *hostRobots {
+	r := &hostRobots{expires: rec.Expires, failures: rec.Failures}
+	var rules *robots.Robots
+	switch rec.Outcome {
+	case robots.OutcomeParsed.String():
+		rules = robots.Parse(rec.Body)
+	case robots.OutcomeUnrestricted.String():
+		rules = robots.AllowAll()
+	default:
+		r.unavailable = true
+		r.retryAt = rec.Expires
+		rules = robots.DisallowAll()
+	}
+	r.group = rules.Group(c.cfg.Agent)
+	cd, ok := r.group.CrawlDelay()
+	r.gap = c.cfg.CrawlDelay.Apply(c.cfg.Delay, cd, ok)
+	return r
+}
+
+// fetchRobots makes one request of host's robots.txt chain: the file itself
+// or the next redirect hop. It returns the time the host may be asked again.
+func (c *Crawler) fetchRobots(ctx context.Context, host string) (time.Time, error) {
+	prev := c.robots.get(host)
+	target := robotsURL(host)
+	hops := 0
+	if prev != nil && prev.hop != nil {
+		target, hops = prev.hop, prev.hops
+	}
+	res, ferr := c.client.Do(ctx, fetch.Request{URL: target})
+	if ctx.Err() != nil {
+		return time.Time{}, ctx.Err()
+	}
+	c.stats.update(func(s *Summary) { s.Requests++ })
+	end := time.Now()
+	if res != nil {
+		end = res.End
+		if err := c.record(res, nil); err != nil {
+			return time.Time{}, err
+		}
+		c.stats.update(func(s *Summary) { s.WireBytes += res.WireBytes; s.BodyBytes += int64(len(res.Body)) })
+	}
+
+	// A redirect: follow it on the host's next turn, so that each hop keeps
+	// the gap like any other request.
+	if ferr == nil && res.Status >= 300 && res.Status < 400 {
+		if loc, err := target.Parse(res.Header.Get("Location")); err == nil && hops < maxRobotsHops && (loc.Scheme == "http" || loc.Scheme == "https") {
+			next := &hostRobots{hop: loc, hops: hops + 1}
+			if prev != nil {
+				next.group, next.gap = prev.group, prev.gap
+			}
+			c.robots.set(host, next)
+			return hostload.After(end, c.cfg.Delay), nil
+		}
+		ferr = fmt.Errorf("robots.txt: redirect not followed after %d hops", hops)
+	}
+
+	var status int
+	var body []byte
+	if res != nil {
+		status, body = res.Status, res.Body
+		if res.Truncated == "time" || res.Truncated == "disconnect" {
+			ferr = fmt.Errorf("robots.txt: body truncated (%s)", res.Truncated)
+		}
+	}
+	_, outcome := robots.FromResponse(status, body, ferr)
+	c.stats.update(func(s *Summary) { s.Robots[outcome.String()]++ })
+
+	now := time.Now()
+	rec := &frontier.RobotsRecord{Fetched: now, Status: status, Outcome: outcome.String()}
+	if ferr != nil {
+		rec.Error = ferr.Error()
+	}
+	if outcome == robots.OutcomeUnavailable {
+		old, err := c.store.Robots(host)
+		if err != nil {
+			return time.Time{}, err
+		}
+		failures := 1
+		if old != nil {
+			failures = old.Failures + 1
+		}
+		retry := min(c.cfg.RobotsRetry<<min(failures-1, 20), c.cfg.RobotsTTL)
+		// RFC 9309 §2.3.1.4: unreachable means complete disallow — unless
+		// a copy fetched in the last 30 days can stand in for it.
+		if old != nil && old.Outcome != robots.OutcomeUnavailable.String() && now.Sub(old.Fetched) < lastGoodCopy {
+			rec = old
+		} else {
+			rec.Body = nil
+		}
+		rec.Failures = failures
+		rec.Expires = now.Add(retry)
+		c.cfg.Logger.Warn("robots.txt unavailable", "host", host, "status", status, "err", ferr, "retry_in", retry)
+	} else {
+		rec.Body = body
+		if outcome == robots.OutcomeParsed && len(rec.Body) > robots.MaxSize {
+			rec.Body = rec.Body[:robots.MaxSize]
+		}
+		rec.Expires = now.Add(c.cfg.RobotsTTL)
+	}
+	if err := c.store.PutRobots(host, rec); err != nil {
+		return time.Time{}, err
+	}
+	r := c.rulesFromRecord(rec)
+	if outcome == robots.OutcomeUnavailable && rec.Outcome != outcome.String() {
+		// Standing in with the last good copy: usable, but ask again soon.
+		r.expires = rec.Expires
+	}
+	c.robots.set(host, r)
+	return hostload.After(end, r.gap), nil
+}
+
+func robotsURL(host string) *url.URL {
+	u, _ := url.Parse(host + "/robots.txt")
+	return u
+}
+
+// releaseAfterRobots gives the host back after a robots.txt request.
+func (c *Crawler) releaseAfterRobots(host string, next time.Time) {
+	r := c.robots.get(host)
+	if r != nil && r.unavailable {
+		c.sched.Defer(host, r.retryAt, hostload.ReasonRobots)
+		return
+	}
+	c.sched.Release(host, 0, next, hostload.ReasonDelay)
+}

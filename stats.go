@@ -1,0 +1,136 @@
+package gentlecrawl
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+)
+
+// Summary is what a crawl did, for the person who ran it and for the site
+// owners whose servers it visited.
+type Summary struct {
+	Started  time.Time     `json:"started"`
+	Finished time.Time     `json:"finished"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	// Stopped says why the crawl ended: "finished" (nothing left to do),
+	// "max-pages", "interrupted", or "deferred" (only hosts whose
+	// robots.txt is unavailable are left; their URLs stay queued).
+	Stopped string `json:"stopped"`
+
+	Requests    int            `json:"requests"`     // every HTTP request sent, robots.txt included
+	Pages       int            `json:"pages"`        // URL fetches (robots.txt not counted)
+	ByStatus    map[int]int    `json:"by_status"`    // responses by HTTP status, robots.txt excluded
+	Errors      map[string]int `json:"errors"`       // fetches with no response, by kind
+	Truncated   int            `json:"truncated"`    // bodies cut by a limit or a broken connection
+	Robots      map[string]int `json:"robots"`       // robots.txt outcomes, by kind, one per fetch
+	Disallowed  int            `json:"disallowed"`   // queued URLs not fetched because robots.txt disallows them
+	NotModified int            `json:"not_modified"` // 304 answers to conditional GETs
+	SavedBytes  int64          `json:"saved_bytes"`  // bytes the 304s spared the servers, against their last full answers
+	WireBytes   int64          `json:"wire_bytes"`   // response bytes received (headers and bodies as sent)
+	BodyBytes   int64          `json:"body_bytes"`   // bodies after decompression
+	Discovered  int            `json:"discovered"`   // new URLs admitted to the frontier
+	OutOfScope  int            `json:"out_of_scope"` // links not followed: outside the scope
+	TooDeep     int            `json:"too_deep"`     // links not followed: past --max-depth
+	Queued      int            `json:"queued"`       // URLs still waiting when the crawl ended
+	Deferred    []string       `json:"deferred,omitempty"`
+	WARCFiles   []string       `json:"warc_files,omitempty"`
+}
+
+// Progress is a live view of a running crawl.
+type Progress struct {
+	Elapsed     time.Duration
+	Requests    int
+	Pages       int
+	Errors      int
+	NotModified int
+	WireBytes   int64
+	Queued      int                     // URLs waiting
+	Active      int                     // hosts being fetched now
+	Waiting     map[hostload.Reason]int // hosts waiting, by reason
+}
+
+// stats collects counters from the workers. Safe for concurrent use.
+type stats struct {
+	mu sync.Mutex
+	s  Summary
+}
+
+func newStats() *stats {
+	return &stats{s: Summary{
+		Started:  time.Now(),
+		ByStatus: make(map[int]int),
+		Errors:   make(map[string]int),
+		Robots:   make(map[string]int),
+	}}
+}
+
+func (st *stats) update(f func(s *Summary)) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f(&st.s)
+}
+
+func (st *stats) snapshot() Summary {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	s := st.s
+	s.ByStatus = cloneMap(s.ByStatus)
+	s.Errors = cloneMap(s.Errors)
+	s.Robots = cloneMap(s.Robots)
+	return s
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// errorKind names the cause of a failed fetch for the summary.
+func errorKind(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, fetch.ErrPrivateNetwork):
+		return "private-network"
+	case errors.As(err, &dnsErr):
+		return "dns"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "reset"
+	case errors.Is(err, os.ErrDeadlineExceeded), isTimeout(err):
+		return "timeout"
+	case errors.As(err, &opErr):
+		return "network"
+	case strings.Contains(err.Error(), "EOF"):
+		return "reset"
+	}
+	return "other"
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+// isPrivateName reports whether a URL host names a loopback or private
+// address by itself (a literal address or "localhost").
+func isPrivateName(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	return err == nil && !fetch.IsPublic(a)
+}

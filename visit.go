@@ -1,0 +1,310 @@
+package gentlecrawl
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/base32"
+	"errors"
+	"math"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/extract"
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+	"github.com/gentlecrawl/gentlecrawl/warc"
+)
+
+// errBudgetSpent stops the crawl when MaxPages fetches have been made.
+var errBudgetSpent = errors.New("gentlecrawl: page budget spent")
+
+// Outcomes recorded in a URL's history.
+const (
+	outcomeFetched    = "fetched"    // a response was received
+	outcomeUnchanged  = "unchanged"  // 304, or the same payload as last time
+	outcomeFailed     = "failed"     // no response (network error, refused, timeout)
+	outcomeDisallowed = "disallowed" // robots.txt forbids it; not requested
+	outcomeInvalid    = "invalid"    // the queued URL could not be parsed
+)
+
+// visit takes one turn on a held host: at most one request, robots.txt
+// first, and the host is released (or deferred) before it returns.
+func (c *Crawler) visit(ctx context.Context, host string) error {
+	r, err := c.robotsFor(host)
+	if err != nil {
+		c.sched.Release(host, 0, time.Now(), hostload.ReasonDelay)
+		return err
+	}
+	if r == nil {
+		next, err := c.fetchRobots(ctx, host)
+		if err != nil {
+			c.sched.Release(host, 0, time.Now(), hostload.ReasonDelay)
+			return err
+		}
+		c.releaseAfterRobots(host, next)
+		return nil
+	}
+	if r.unavailable {
+		c.sched.Defer(host, r.retryAt, hostload.ReasonRobots)
+		return nil
+	}
+
+	done := 0 // queue entries settled without a request
+	for {
+		item, err := c.store.Peek(host)
+		if err != nil {
+			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
+			return err
+		}
+		if item == nil {
+			// The queue is empty: forget the host.
+			c.sched.Release(host, math.MaxInt32, time.Now(), hostload.ReasonDelay)
+			return nil
+		}
+		u, perr := url.Parse(item.URL)
+		if perr != nil || !r.group.Allowed(pathQuery(u)) {
+			outcome := outcomeDisallowed
+			if perr != nil {
+				outcome = outcomeInvalid
+			}
+			if err := c.settle(item, u, outcome); err != nil {
+				c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
+				return err
+			}
+			done++
+			continue
+		}
+		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
+			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
+			return errBudgetSpent
+		}
+		end, err := c.fetchPage(ctx, item, u)
+		if err != nil {
+			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
+			return err
+		}
+		c.sched.Release(host, done+1, hostload.After(end, r.gap), hostload.ReasonDelay)
+		return nil
+	}
+}
+
+// pathQuery is the part of a URL that robots.txt rules match.
+func pathQuery(u *url.URL) string {
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+// settle takes a URL out of its queue without fetching it.
+func (c *Crawler) settle(item *frontier.Item, u *url.URL, outcome string) error {
+	canon := item.URL
+	if u != nil {
+		canon = urlnorm.Canonical(u)
+	}
+	h, err := c.store.History(canon)
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		h = &frontier.History{URL: item.URL}
+	}
+	h.Outcome, h.Pending = outcome, false
+	if _, err := c.store.Apply(frontier.Update{Done: item, Canonical: canon, History: h}); err != nil {
+		return err
+	}
+	if outcome == outcomeDisallowed {
+		c.stats.update(func(s *Summary) { s.Disallowed++ })
+	}
+	return nil
+}
+
+// fetchPage fetches one URL with the validators from its history, records the
+// exchange, admits the links it leads to and returns when the request ended.
+func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL) (time.Time, error) {
+	canon := urlnorm.Canonical(u)
+	prev, err := c.store.History(canon)
+	if err != nil {
+		return time.Time{}, err
+	}
+	req := fetch.Request{URL: u}
+	if prev != nil {
+		req.ETag, req.LastModified = prev.ETag, prev.LastModified
+	}
+	res, ferr := c.client.Do(ctx, req)
+	if ctx.Err() != nil {
+		return time.Time{}, ctx.Err() // interrupted: the URL stays queued
+	}
+
+	h := &frontier.History{URL: item.URL}
+	if prev != nil {
+		*h = *prev
+		h.URL = item.URL
+	}
+	h.Pending = false
+	h.Visits++
+	h.Fetched = time.Now()
+	end := h.Fetched
+	var links []frontier.Candidate
+
+	if ferr != nil {
+		kind := errorKind(ferr)
+		h.Outcome, h.Error = outcomeFailed, ferr.Error()
+		c.stats.update(func(s *Summary) { s.Requests++; s.Pages++; s.Errors[kind]++ })
+		c.cfg.Logger.Info("fetch failed", "url", item.URL, "err", ferr)
+	} else {
+		end = res.End
+		if err := c.record(res, prev); err != nil {
+			return time.Time{}, err
+		}
+		h.Status, h.Error = res.Status, ""
+		unchanged := res.NotModified && prev != nil
+		var saved int64
+		if unchanged {
+			h.Outcome = outcomeUnchanged
+			// RFC 9110 §15.4.5: a 304 carries the validators the server
+			// would have sent with a 200; keep the freshest.
+			if v := res.Header.Get("ETag"); v != "" {
+				h.ETag = v
+			}
+			if v := res.Header.Get("Last-Modified"); v != "" {
+				h.LastModified = v
+			}
+			saved = max(0, prev.Size-res.WireBytes)
+		} else {
+			digest := payloadDigest(res.Body)
+			h.Outcome = outcomeFetched
+			if prev != nil && res.Status == prev.Status && digest == prev.Digest && res.Truncated == "" {
+				h.Outcome = outcomeUnchanged
+			}
+			h.ETag = res.Header.Get("ETag")
+			h.LastModified = res.Header.Get("Last-Modified")
+			h.ContentType = res.Header.Get("Content-Type")
+			h.Digest = digest
+			h.Size = res.WireBytes
+			h.Captured = res.Start
+			links = c.follow(item, res)
+		}
+		c.stats.update(func(s *Summary) {
+			s.Requests++
+			s.Pages++
+			s.ByStatus[res.Status]++
+			s.WireBytes += res.WireBytes
+			s.BodyBytes += int64(len(res.Body))
+			if res.Truncated != "" {
+				s.Truncated++
+			}
+			if unchanged {
+				s.NotModified++
+				s.SavedBytes += saved
+			}
+		})
+	}
+
+	added, err := c.store.Apply(frontier.Update{Done: item, Canonical: canon, History: h, Add: links})
+	if err != nil {
+		return time.Time{}, err
+	}
+	for host, n := range added {
+		c.sched.Add(host, n)
+	}
+	c.countDiscovered(added)
+	return end, nil
+}
+
+// follow returns the in-scope URLs a response leads to: the links of an HTML
+// page, or the target of a redirect.
+func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Candidate {
+	var found []*url.URL
+	switch {
+	case res.Status >= 300 && res.Status < 400:
+		if loc := res.Header.Get("Location"); loc != "" {
+			if u, err := res.URL.Parse(loc); err == nil {
+				if u, err := urlnorm.Parse(u.String()); err == nil {
+					u.Fragment, u.RawFragment = "", ""
+					found = append(found, u)
+				}
+			}
+		}
+	case res.Status == http.StatusOK && isHTML(res) && res.Truncated != "time" && res.Truncated != "disconnect":
+		page, err := extract.HTML(res.URL, res.Body)
+		if page == nil {
+			c.cfg.Logger.Debug("no links extracted", "url", item.URL, "err", err)
+			return nil
+		}
+		if page.NoFollow {
+			return nil
+		}
+		for _, l := range page.Links {
+			if !l.NoFollow {
+				found = append(found, l.URL)
+			}
+		}
+	}
+	var out []frontier.Candidate
+	var outOfScope, tooDeep int
+	depth := item.Depth + 1
+	if res.Status >= 300 && res.Status < 400 {
+		depth = item.Depth // a redirect is the same page moved, not a link
+	}
+	for _, u := range found {
+		switch {
+		case !c.inScope(u):
+			outOfScope++
+		case c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth:
+			tooDeep++
+		default:
+			out = append(out, candidate(u, depth))
+		}
+	}
+	if outOfScope > 0 || tooDeep > 0 {
+		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep })
+	}
+	return out
+}
+
+func isHTML(res *fetch.Result) bool {
+	ct := res.Header.Get("Content-Type")
+	if ct == "" {
+		ct = http.DetectContentType(res.Body)
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
+}
+
+func payloadDigest(b []byte) string {
+	sum := sha1.Sum(b)
+	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+}
+
+// record writes the exchange to the WARC files: request and response, or
+// request and revisit for a 304.
+func (c *Crawler) record(res *fetch.Result, prev *frontier.History) error {
+	ex := &warc.Exchange{
+		TargetURI: res.URL.String(),
+		Date:      res.Start,
+		Request:   res.RequestRaw,
+		Response:  append(append([]byte(nil), res.ResponseHead...), res.RawBody...),
+		Truncated: res.Truncated,
+	}
+	if ip, _, err := net.SplitHostPort(res.RemoteAddr); err == nil {
+		ex.IP = ip
+	}
+	if res.NotModified && prev != nil {
+		ex.Revisit = true
+		ex.Response = res.ResponseHead
+		ex.RefersToTargetURI = prev.URL
+		ex.RefersToDate = prev.Captured
+	}
+	_, err := c.warc.Write(ex)
+	return err
+}

@@ -1,0 +1,590 @@
+package warc
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OpenSuffix is appended to the name of a file while it is being written.
+const OpenSuffix = ".open"
+
+// Defaults of [Options].
+const (
+	DefaultPrefix      = "gentlecrawl"
+	DefaultMaxFileSize = 1 << 30 // 1 GiB, the size WARC 1.1 Annex C recommends
+	DefaultSoftware    = "gentlecrawl"
+)
+
+// Errors returned by [Writer].
+var (
+	// ErrClosed is returned by Write, Flush and Sync after Close.
+	ErrClosed = errors.New("warc: writer closed")
+	// ErrInvalidExchange wraps every reason an [Exchange] cannot be written.
+	ErrInvalidExchange = errors.New("warc: invalid exchange")
+)
+
+// Options configures a [Writer]. The zero value works except for Dir.
+type Options struct {
+	// Dir is the directory the files are written to. It must exist.
+	Dir string
+	// Prefix starts every file name. The default is "gentlecrawl".
+	Prefix string
+	// MaxFileSize is the size in bytes (compressed, on disk) after which a file is
+	// closed and the next exchange starts a new one. A file can exceed it by one
+	// exchange, because the two records of an exchange are never split. The default
+	// is 1 GiB.
+	MaxFileSize int64
+	// Software is the "software" field of each warcinfo record, e.g.
+	// "gentlecrawl/0.1.0". The default is "gentlecrawl".
+	Software string
+	// Info holds further warcinfo fields (WARC 1.1 Annex B), e.g. "robots",
+	// "operator", "http-header-user-agent", written in sorted key order after
+	// "software", "format" and "conformsTo", which it may not redefine.
+	Info map[string]string
+	// Now is the clock for WARC-Date defaults, warcinfo dates and file names. The
+	// default is time.Now.
+	Now func() time.Time
+}
+
+// Exchange is one HTTP request and its response, as they crossed the wire.
+type Exchange struct {
+	// TargetURI is the URI that was requested (WARC-Target-URI). Required.
+	TargetURI string
+	// Date is when the exchange began (WARC-Date). The zero value means now.
+	Date time.Time
+	// IP is the address of the server (WARC-IP-Address). Optional.
+	IP string
+	// Request is the HTTP request message as sent: request line, header fields,
+	// the empty line, and the body if there was one. Required.
+	Request []byte
+	// Response is the HTTP response message: status line, header fields, the empty
+	// line, then the body as received (content-encoded, not transfer-encoded).
+	// For a revisit it holds the 304 status line and header fields. Required.
+	Response []byte
+	// Truncated is the WARC-Truncated value when the body was cut short: "length",
+	// "time", "disconnect" or "unspecified" (WARC 1.1 §5.13); "" if whole.
+	Truncated string
+
+	// Revisit makes the second record a revisit record with the server-not-modified
+	// profile (WARC 1.1 §6.7.3) instead of a response record.
+	Revisit bool
+	// RefersTo is the WARC-Record-ID of the earlier capture (WARC-Refers-To), as
+	// returned by [Writer.Write]. Revisit only; optional.
+	RefersTo string
+	// RefersToTargetURI is the earlier capture's URI (WARC-Refers-To-Target-URI).
+	// Revisit only; optional.
+	RefersToTargetURI string
+	// RefersToDate is the earlier capture's date (WARC-Refers-To-Date). Revisit
+	// only; zero if unknown.
+	RefersToDate time.Time
+	// RefersToPayloadDigest is the earlier capture's WARC-Payload-Digest, written as
+	// the revisit record's WARC-Payload-Digest. Revisit only; optional.
+	RefersToPayloadDigest string
+}
+
+// Writer writes WARC 1.1 records, each its own gzip member, into
+// PREFIX-YYYYMMDDhhmmss-SERIAL.warc.gz files in one directory. A file being written
+// is named with the suffix ".open", which is dropped by a rename when the file is
+// closed (on rotation or Close); every file starts with a warcinfo record.
+//
+// A Writer is created with [Create], opens its first file on the first Write, and
+// must be closed with Close. It is safe for concurrent use: records are compressed
+// outside the lock, so writers on several goroutines compress in parallel.
+//
+// Every Write hands its bytes to the operating system before it returns, so a crash
+// of the process loses nothing already written; a crash of the machine may lose what
+// was not Synced. [Recover] closes out the files either leaves behind.
+type Writer struct {
+	dir      string
+	prefix   string
+	maxSize  int64
+	now      func() time.Time
+	infoBody []byte // warcinfo block, the same for every file
+
+	mu struct {
+		sync.Mutex
+		closed bool
+		err    error    // sticky: the current file holds a partial exchange
+		f      *os.File // nil between files
+		path   string   // path of f, ending in OpenSuffix
+		size   int64    // bytes in f
+		// infoID is the warcinfo record ID of the current file or, when no file is
+		// open, of the next one, so Write can encode records before it knows
+		// whether a file must be opened.
+		infoID string
+		files  []string
+	}
+}
+
+// Create returns a Writer that writes into opts.Dir. It checks that the directory
+// exists and is writable; the first file is created by the first Write.
+func Create(opts Options) (*Writer, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("warc: Options.Dir is empty")
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	if strings.ContainsAny(opts.Prefix, `/\`) || !validValue(opts.Prefix) {
+		return nil, fmt.Errorf("warc: invalid file name prefix %q", opts.Prefix)
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if opts.Software == "" {
+		opts.Software = DefaultSoftware
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	info, err := warcinfoBody(opts.Software, opts.Info)
+	if err != nil {
+		return nil, err
+	}
+
+	st, err := os.Stat(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("warc: directory for WARC files: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("warc: directory for WARC files: %s is not a directory", opts.Dir)
+	}
+	probe, err := os.CreateTemp(opts.Dir, ".warc-probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("warc: directory for WARC files is not writable: %w", err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+
+	w := &Writer{
+		dir:      opts.Dir,
+		prefix:   opts.Prefix,
+		maxSize:  opts.MaxFileSize,
+		now:      opts.Now,
+		infoBody: info,
+	}
+	w.mu.infoID = newRecordID()
+	return w, nil
+}
+
+// warcinfoBody renders the application/warc-fields block of the warcinfo records.
+func warcinfoBody(software string, extra map[string]string) ([]byte, error) {
+	fields := []field{
+		{"software", software},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !validToken(k) {
+			return nil, fmt.Errorf("warc: invalid warcinfo field name %q", k)
+		}
+		if slices.ContainsFunc(fields[:3], func(f field) bool { return strings.EqualFold(f.name, k) }) {
+			return nil, fmt.Errorf("warc: warcinfo field %q is set by the writer", k)
+		}
+		fields = append(fields, field{k, extra[k]})
+	}
+	var b bytes.Buffer
+	for _, f := range fields {
+		if !validValue(f.value) {
+			return nil, fmt.Errorf("warc: warcinfo field %q: value contains a control character", f.name)
+		}
+		b.WriteString(f.name + ": " + f.value + crlf)
+	}
+	return b.Bytes(), nil
+}
+
+// validate checks ex before anything is written.
+func (ex *Exchange) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidExchange, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case ex.TargetURI == "":
+		return bad("TargetURI is empty")
+	case !validValue(ex.TargetURI):
+		return bad("TargetURI contains a control character")
+	case len(ex.TargetURI)+len(ex.RefersTo)+len(ex.RefersToTargetURI)+len(ex.RefersToPayloadDigest) > MaxHeaderSize/2:
+		// Keep every record header readable by our own Reader.
+		return bad("URIs longer than %d bytes together", MaxHeaderSize/2)
+	case len(ex.Request) == 0:
+		return bad("Request is empty")
+	case len(ex.Response) == 0:
+		return bad("Response is empty")
+	}
+	if ex.IP != "" {
+		if _, err := netip.ParseAddr(ex.IP); err != nil {
+			return bad("IP: %v", err)
+		}
+	}
+	switch ex.Truncated {
+	case "", "length", "time", "disconnect", "unspecified":
+	default:
+		return bad("Truncated is %q, want length, time, disconnect or unspecified", ex.Truncated)
+	}
+	if ex.Revisit {
+		for _, v := range []string{ex.RefersTo, ex.RefersToTargetURI, ex.RefersToPayloadDigest} {
+			if !validValue(v) {
+				return bad("revisit reference %q contains a control character", v)
+			}
+		}
+	}
+	return nil
+}
+
+// Write appends a request record and a response (or revisit) record for one
+// exchange, linked both ways with WARC-Concurrent-To, and returns the WARC-Record-ID
+// of the response (or revisit) record. The two records are written contiguously in
+// the same file. If the file then holds MaxFileSize bytes or more, it is closed.
+func (w *Writer) Write(ex *Exchange) (recordID string, err error) {
+	if err := ex.validate(); err != nil {
+		return "", err
+	}
+	date := ex.Date
+	if date.IsZero() {
+		date = w.now()
+	}
+	reqID, respID := newRecordID(), newRecordID()
+
+	buf := getBuffer()
+	defer putBuffer(buf)
+	for {
+		w.mu.Lock()
+		infoID, err := w.mu.infoID, w.usableLocked()
+		w.mu.Unlock()
+		if err != nil {
+			return "", err
+		}
+
+		buf.Reset()
+		encodeExchange(buf, ex, date, reqID, respID, infoID)
+
+		w.mu.Lock()
+		if err := w.usableLocked(); err != nil {
+			w.mu.Unlock()
+			return "", err
+		}
+		if infoID != w.mu.infoID {
+			// Another Write rotated the file while we were encoding: the records
+			// name the wrong warcinfo record. Rare (once per file); encode again.
+			w.mu.Unlock()
+			continue
+		}
+		err = w.appendLocked(buf.Bytes())
+		w.mu.Unlock()
+		if err != nil {
+			return "", err
+		}
+		return respID, nil
+	}
+}
+
+func (w *Writer) usableLocked() error {
+	if w.mu.closed {
+		return ErrClosed
+	}
+	return w.mu.err
+}
+
+// appendLocked writes one encoded exchange to the current file, opening one if none
+// is open and closing it when it has reached the maximum size.
+func (w *Writer) appendLocked(p []byte) error {
+	if w.mu.f == nil {
+		if err := w.openLocked(); err != nil {
+			return err
+		}
+	}
+	if err := w.writeLocked(p); err != nil {
+		return err
+	}
+	if w.mu.size >= w.maxSize {
+		return w.closeFileLocked()
+	}
+	return nil
+}
+
+// writeLocked appends p to the current file. A short write is cut off again, so
+// the file never ends in part of a record while the writer is alive.
+func (w *Writer) writeLocked(p []byte) error {
+	n, err := w.mu.f.Write(p)
+	if err == nil {
+		w.mu.size += int64(n)
+		return nil
+	}
+	err = fmt.Errorf("warc: write %s: %w", w.mu.path, err)
+	if n > 0 {
+		// The file is opened O_APPEND, so after the truncation the next write
+		// lands at the old end.
+		if terr := w.mu.f.Truncate(w.mu.size); terr != nil {
+			w.mu.err = errors.Join(err, fmt.Errorf("warc: could not cut back the partial record: %w", terr))
+			return w.mu.err
+		}
+	}
+	return err
+}
+
+// fileNameRE matches the names this package gives its files, whatever the prefix;
+// the second group is the serial.
+var fileNameRE = regexp.MustCompile(`-(\d{14})-(\d{5,})\.warc\.gz(` + regexp.QuoteMeta(OpenSuffix) + `)?$`)
+
+// nextSerial returns one more than the highest serial of a WARC file in dir, so a
+// resumed crawl continues the numbering instead of overwriting.
+func nextSerial(dir string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	next := 0
+	for _, e := range entries {
+		m := fileNameRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		if n, err := strconv.Atoi(m[2]); err == nil && n >= next {
+			next = n + 1
+		}
+	}
+	return next, nil
+}
+
+// openLocked creates the next file and writes its warcinfo record.
+func (w *Writer) openLocked() error {
+	serial, err := nextSerial(w.dir)
+	if err != nil {
+		return fmt.Errorf("warc: scan for existing files: %w", err)
+	}
+	now := w.now()
+	var f *os.File
+	var name, path string
+	for tries := 0; ; tries++ {
+		name = fmt.Sprintf("%s-%s-%05d.warc.gz", w.prefix, now.UTC().Format("20060102150405"), serial)
+		path = filepath.Join(w.dir, name+OpenSuffix)
+		_, err := os.Lstat(filepath.Join(w.dir, name))
+		if err == nil {
+			err = fs.ErrExist
+		} else if errors.Is(err, fs.ErrNotExist) {
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || tries == 100 {
+			return fmt.Errorf("warc: create file: %w", err)
+		}
+		serial++ // someone else took this name since the scan
+	}
+
+	w.mu.f, w.mu.path, w.mu.size = f, path, 0
+	w.mu.files = append(w.mu.files, path)
+
+	var buf bytes.Buffer
+	writeRecord(&buf, []field{
+		{"WARC-Type", typeWarcinfo},
+		{"WARC-Record-ID", w.mu.infoID},
+		{"WARC-Date", formatDate(now)},
+		{"WARC-Filename", name},
+		{"WARC-Block-Digest", sha1Digest(w.infoBody)},
+		{"Content-Type", contentTypeFields},
+	}, w.infoBody)
+	if err := w.writeLocked(buf.Bytes()); err != nil {
+		f.Close()
+		os.Remove(path)
+		w.mu.f = nil
+		w.mu.files = w.mu.files[:len(w.mu.files)-1]
+		if w.mu.err != nil {
+			w.mu.err = nil // the damaged file is gone
+		}
+		return err
+	}
+	return nil
+}
+
+// closeFileLocked fsyncs, closes and renames the current file. The next file gets a
+// new warcinfo record ID.
+func (w *Writer) closeFileLocked() error {
+	f, path := w.mu.f, w.mu.path
+	w.mu.f = nil
+	w.mu.infoID = newRecordID()
+
+	// fsync before the rename, so a crash never leaves a final name on a file
+	// whose data did not reach the disk.
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("warc: close %s: %w", path, err)
+	}
+	final := strings.TrimSuffix(path, OpenSuffix)
+	if err := os.Rename(path, final); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	w.mu.files[len(w.mu.files)-1] = final
+	return syncDir(w.dir)
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	err = d.Sync()
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("warc: sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Flush makes the data written so far reach the operating system. Write already
+// hands every exchange to the operating system before it returns, so Flush only
+// reports whether the writer is usable; it exists so callers need not rely on that.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.usableLocked()
+}
+
+// Sync flushes and fsyncs the current file.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usableLocked(); err != nil {
+		return err
+	}
+	if w.mu.f == nil {
+		return nil
+	}
+	if err := w.mu.f.Sync(); err != nil {
+		return fmt.Errorf("warc: sync %s: %w", w.mu.path, err)
+	}
+	return nil
+}
+
+// Close closes the current file and renames it to drop ".open". Calling it again
+// does nothing. If a failed write left a partial record that could not be cut off,
+// Close leaves the file under its .open name for [Recover] and returns that error.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mu.closed {
+		return nil
+	}
+	w.mu.closed = true
+	if w.mu.f == nil {
+		return nil
+	}
+	if w.mu.err != nil {
+		w.mu.f.Close()
+		w.mu.f = nil
+		return w.mu.err
+	}
+	return w.closeFileLocked()
+}
+
+// Files returns the paths (Dir joined with the name) of the files this Writer has
+// created so far, in order: final names for closed files, the .open name for the
+// file being written.
+func (w *Writer) Files() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.mu.files)
+}
+
+// encodeExchange appends the request record and the response or revisit record of
+// ex to dst, each as its own gzip member.
+func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, respID, infoID string) {
+	common := func(typ, id, concurrent string) []field {
+		fs := []field{
+			{"WARC-Type", typ},
+			{"WARC-Record-ID", id},
+			{"WARC-Warcinfo-ID", infoID},
+			{"WARC-Concurrent-To", concurrent},
+			{"WARC-Target-URI", ex.TargetURI},
+			{"WARC-Date", formatDate(date)},
+		}
+		if ex.IP != "" {
+			fs = append(fs, field{"WARC-IP-Address", ex.IP})
+		}
+		return fs
+	}
+
+	req := common(typeRequest, reqID, respID)
+	req = append(req,
+		field{"WARC-Block-Digest", sha1Digest(ex.Request)},
+		field{"Content-Type", contentTypeRequest})
+	writeRecord(dst, req, ex.Request)
+
+	var resp []field
+	if ex.Revisit {
+		resp = common(typeRevisit, respID, reqID)
+		resp = append(resp, field{"WARC-Profile", ProfileServerNotModified})
+		if ex.RefersTo != "" {
+			resp = append(resp, field{"WARC-Refers-To", ex.RefersTo})
+		}
+		if ex.RefersToTargetURI != "" {
+			resp = append(resp, field{"WARC-Refers-To-Target-URI", ex.RefersToTargetURI})
+		}
+		if !ex.RefersToDate.IsZero() {
+			resp = append(resp, field{"WARC-Refers-To-Date", formatDate(ex.RefersToDate)})
+		}
+	} else {
+		resp = common(typeResponse, respID, reqID)
+	}
+	if ex.Truncated != "" {
+		resp = append(resp, field{"WARC-Truncated", ex.Truncated})
+	}
+	resp = append(resp, field{"WARC-Block-Digest", sha1Digest(ex.Response)})
+	if ex.Revisit {
+		if ex.RefersToPayloadDigest != "" {
+			resp = append(resp, field{"WARC-Payload-Digest", ex.RefersToPayloadDigest})
+		}
+	} else if body, ok := httpBody(ex.Response); ok {
+		resp = append(resp, field{"WARC-Payload-Digest", sha1Digest(body)})
+	}
+	resp = append(resp, field{"Content-Type", contentTypeResponse})
+	writeRecord(dst, resp, ex.Response)
+}
+
+var gzipPool = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+
+// writeRecord appends one record to dst as a complete gzip member.
+func writeRecord(dst *bytes.Buffer, fields []field, block []byte) {
+	zw := gzipPool.Get().(*gzip.Writer)
+	zw.Reset(dst)
+	// Writes to a bytes.Buffer cannot fail.
+	zw.Write(headerBlock(fields, len(block)))
+	zw.Write(block)
+	zw.Write([]byte(crlf + crlf))
+	zw.Close()
+	gzipPool.Put(zw)
+}
+
+var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer { return bufferPool.Get().(*bytes.Buffer) }
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > 4<<20 {
+		return // let the collector have an outsized buffer
+	}
+	bufferPool.Put(b)
+}
