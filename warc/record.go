@@ -65,14 +65,21 @@ func formatDate(t time.Time) string {
 }
 
 // httpBody returns the entity body of an HTTP message: what follows the first empty
-// line. ok is false when the message has no complete header section.
+// line. Line ends are CRLF, or bare LF, which some servers send (RFC 9112 §2.2).
+// ok is false when the message has no complete header section.
 func httpBody(msg []byte) (body []byte, ok bool) {
-	if i := bytes.Index(msg, []byte("\r\n\r\n")); i >= 0 {
-		return msg[i+4:], true
-	}
-	// Tolerate bare LF line ends, which some servers send.
-	if i := bytes.Index(msg, []byte("\n\n")); i >= 0 {
-		return msg[i+2:], true
+	for i := 0; i < len(msg); {
+		j := bytes.IndexByte(msg[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1 // start of the next line
+		switch {
+		case i < len(msg) && msg[i] == '\n':
+			return msg[i+1:], true
+		case i+1 < len(msg) && msg[i] == '\r' && msg[i+1] == '\n':
+			return msg[i+2:], true
+		}
 	}
 	return nil, false
 }

@@ -117,10 +117,14 @@ type Writer struct {
 	mu struct {
 		sync.Mutex
 		closed bool
-		err    error    // sticky: the current file holds a partial exchange
-		f      *os.File // nil between files
-		path   string   // path of f, ending in OpenSuffix
-		size   int64    // bytes in f
+		err    error // sticky: the current file holds a partial exchange
+		// rotateErr is a failure to close a full file after the exchange that
+		// filled it was written; the next Write or Close reports it, so that an
+		// error from Write always means the exchange was not written.
+		rotateErr error
+		f         *os.File // nil between files
+		path      string   // path of f, ending in OpenSuffix
+		size      int64    // bytes in f
 		// infoID is the warcinfo record ID of the current file or, when no file is
 		// open, of the next one, so Write can encode records before it knows
 		// whether a file must be opened.
@@ -253,6 +257,9 @@ func (ex *Exchange) validate() error {
 // exchange, linked both ways with WARC-Concurrent-To, and returns the WARC-Record-ID
 // of the response (or revisit) record. The two records are written contiguously in
 // the same file. If the file then holds MaxFileSize bytes or more, it is closed.
+//
+// An error means the exchange was not written. A failure to close a full file is
+// reported by the next call to Write or Close.
 func (w *Writer) Write(ex *Exchange) (recordID string, err error) {
 	if err := ex.validate(); err != nil {
 		return "", err
@@ -287,6 +294,11 @@ func (w *Writer) Write(ex *Exchange) (recordID string, err error) {
 			w.mu.Unlock()
 			continue
 		}
+		if err := w.mu.rotateErr; err != nil {
+			w.mu.rotateErr = nil
+			w.mu.Unlock()
+			return "", err
+		}
 		err = w.appendLocked(buf.Bytes())
 		w.mu.Unlock()
 		if err != nil {
@@ -315,7 +327,7 @@ func (w *Writer) appendLocked(p []byte) error {
 		return err
 	}
 	if w.mu.size >= w.maxSize {
-		return w.closeFileLocked()
+		w.mu.rotateErr = w.closeFileLocked()
 	}
 	return nil
 }
@@ -489,15 +501,17 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.mu.closed = true
+	rotateErr := w.mu.rotateErr
+	w.mu.rotateErr = nil
 	if w.mu.f == nil {
-		return nil
+		return rotateErr
 	}
 	if w.mu.err != nil {
 		w.mu.f.Close()
 		w.mu.f = nil
-		return w.mu.err
+		return errors.Join(rotateErr, w.mu.err)
 	}
-	return w.closeFileLocked()
+	return errors.Join(rotateErr, w.closeFileLocked())
 }
 
 // Files returns the paths (Dir joined with the name) of the files this Writer has

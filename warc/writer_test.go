@@ -582,3 +582,39 @@ func TestRecordID(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+func TestPayloadDigestEdges(t *testing.T) {
+	tests := []struct {
+		name, response string
+		body           string // "" with noDigest means no WARC-Payload-Digest
+		noDigest       bool
+	}{
+		{"empty body", "HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n", "", false},
+		{"bare LF header", "HTTP/1.1 200 OK\nContent-Type: text/plain\n\nbody\r\n\r\nmore", "body\r\n\r\nmore", false},
+		{"cut inside the header", "HTTP/1.1 200 OK\r\nContent-Type: te", "", true},
+	}
+	w := newWriter(t, Options{Dir: t.TempDir()})
+	for _, tt := range tests {
+		ex := testExchange(0)
+		ex.Response = []byte(tt.response)
+		ex.Truncated = "disconnect"
+		if _, err := w.Write(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := readFile(t, w.Files()[0])
+	for i, tt := range tests {
+		resp := recs[2+2*i]
+		got, ok := resp.Header["WARC-Payload-Digest"]
+		switch {
+		case tt.noDigest && ok:
+			t.Errorf("%s: WARC-Payload-Digest %s on a response without a complete header", tt.name, got)
+		case !tt.noDigest && got != digest([]byte(tt.body)):
+			t.Errorf("%s: WARC-Payload-Digest %s, want digest of %q", tt.name, got, tt.body)
+		}
+		checkRecord(t, resp)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -36,6 +37,8 @@ type Error struct {
 	Op  string // "dial" (no connection was made), "get" (failed after connecting) or "read" (cancelled during the body)
 	URL string
 	Err error
+
+	retryable bool // the request never reached the server
 }
 
 func (e *Error) Error() string { return "fetch " + e.Op + " " + e.URL + ": " + e.Err.Error() }
@@ -201,6 +204,13 @@ func (c *Client) Do(ctx context.Context, req Request) (*Result, error) {
 		return nil, &Error{Op: "get", URL: req.URL.String(), Err: ErrUnsupportedScheme}
 	}
 	res, err := c.exchange(ctx, req, false)
+	var fe *Error
+	if errors.As(err, &fe) && fe.retryable {
+		// The server closed a kept-alive connection before our request
+		// reached it: it never saw the request, so sending it again on a
+		// new connection costs the site nothing extra.
+		res, err = c.exchange(ctx, req, false)
+	}
 	if err != nil || res.Status != http.StatusNotModified || res.Conditional {
 		return res, err
 	}
@@ -237,12 +247,22 @@ func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Resu
 	hreq.URL = u
 	hreq.Host = host
 	hreq.Header = h
+	// A body that is not http.NoBody makes the request non-replayable, so
+	// the Transport does not silently send it a second time when a reused
+	// connection fails before the response: a server that dropped the
+	// connection after reading the request would see it twice, with no gap
+	// between. The body is empty, so nothing but the request goes out;
+	// Do retries by itself when the request provably never left.
+	hreq.Body = emptyBody{}
 
 	res.Start = c.now()
 	resp, err := c.tr.RoundTrip(hreq)
 	headAt := c.now()
 	remote, firstByte, connected := tr.get()
 	if err != nil {
+		tr.mu.Lock()
+		retryable := tr.reused && !tr.wrote && ctx.Err() == nil
+		tr.mu.Unlock()
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w: %w", ctxErr, err)
 		}
@@ -251,7 +271,7 @@ func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Resu
 			op = "dial"
 		}
 		c.log.LogAttrs(ctx, slog.LevelDebug, "fetch failed", slog.String("url", u.String()), slog.Any("err", err))
-		return nil, &Error{Op: op, URL: u.String(), Err: err}
+		return nil, &Error{Op: op, URL: u.String(), Err: err, retryable: retryable}
 	}
 	if firstByte.IsZero() {
 		firstByte = headAt
@@ -331,8 +351,16 @@ type traceInfo struct {
 	mu        sync.Mutex
 	remote    string
 	connected bool
+	reused    bool // the connection had carried earlier requests
+	wrote     bool // the request was written to it in full
 	firstByte time.Time
 }
+
+// emptyBody is the body of every request: empty, and not replayable.
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyBody) Close() error             { return nil }
 
 func (t *traceInfo) clientTrace(now func() time.Time) *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
@@ -340,9 +368,15 @@ func (t *traceInfo) clientTrace(now func() time.Time) *httptrace.ClientTrace {
 			t.mu.Lock()
 			defer t.mu.Unlock()
 			t.connected = true
+			t.reused = info.Reused
 			if info.Conn != nil {
 				t.remote = info.Conn.RemoteAddr().String()
 			}
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.wrote = info.Err == nil
 		},
 		GotFirstResponseByte: func() {
 			at := now()

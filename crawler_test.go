@@ -1,0 +1,215 @@
+package gentlecrawl_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+)
+
+// troubleSite serves a.test with pages that go wrong in the ways real sites
+// do; the crawl must record each, count it, and go on.
+func troubleSite(t *testing.T) (*httptest.Server, func() map[string]int) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.RequestURI()]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /no/\n")
+		case "/":
+			fmt.Fprint(w, `<a href="/reset">reset</a> <a href="/bin">bin</a> <a href="/gone">gone</a>
+				<a href="/moved">moved</a> <a href="/no/secret">secret</a> <a href="http://b.test/">b</a>
+				<a href="/deep/1">deep</a> <a href="/cut">cut</a>`)
+		case "/reset":
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		case "/cut":
+			w.Header().Set("Content-Length", "10000")
+			w.Write([]byte("<html>only part"))
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		case "/bin":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write([]byte("\x00\x01<a href=\"/never\">not a link</a>"))
+		case "/moved":
+			http.Redirect(w, r, "/target#frag", http.StatusMovedPermanently)
+		case "/target", "/deep/3":
+			fmt.Fprint(w, "<p>here</p>")
+		case "/deep/1":
+			fmt.Fprint(w, `<a href="/deep/2">next</a>`)
+		case "/deep/2":
+			fmt.Fprint(w, `<a href="/deep/3">next</a>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		c := map[string]int{}
+		for k, v := range hits {
+			c[k] = v
+		}
+		return c
+	}
+}
+
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func TestCrawlRecordsFailuresAndGoesOn(t *testing.T) {
+	srv, hits := troubleSite(t)
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://a.test/", "http://b.test/"},
+		Delay:                20 * time.Millisecond,
+		MaxDepth:             2,
+		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String(), "b.test:80:" + closedPort(t)},
+		AllowPrivateNetworks: true,
+		RobotsRetry:          time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hits()
+	for _, p := range []string{"/", "/reset", "/bin", "/gone", "/moved", "/target", "/deep/1", "/deep/2", "/cut"} {
+		if h[p] != 1 {
+			t.Errorf("%s requested %d times, want once", p, h[p])
+		}
+	}
+	for _, p := range []string{"/no/secret", "/never", "/deep/3"} {
+		if h[p] != 0 {
+			t.Errorf("%s requested; want never (disallowed, not a link, too deep)", p)
+		}
+	}
+	if sum.Errors["reset"] != 1 {
+		t.Errorf("errors %v, want one reset", sum.Errors)
+	}
+	if sum.Robots["unavailable"] != 1 {
+		t.Errorf("robots outcomes %v: the unreachable b.test should count as unavailable", sum.Robots)
+	}
+	if sum.ByStatus[404] != 1 || sum.ByStatus[301] != 1 || sum.Disallowed != 1 || sum.TooDeep != 1 || sum.Truncated != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	if sum.Stopped != "deferred" || len(sum.Deferred) != 1 || sum.Deferred[0] != "http://b.test" {
+		t.Errorf("stopped %q, deferred %v; want b.test deferred", sum.Stopped, sum.Deferred)
+	}
+}
+
+func TestCrawlResumesAfterInterruption(t *testing.T) {
+	web, srv := e2eWeb(t)
+	want := expectedFetches(t, web, "gentlecrawl")
+	cfg := e2eConfig(web, srv, t.TempDir())
+	cfg.Delay = 20 * time.Millisecond
+
+	// Interrupt the first run after about a third of the pages.
+	ctx, cancel := context.WithCancel(t.Context())
+	c, err := gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for c.Progress().Pages < len(want)/3 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	sum, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stopped != "interrupted" || sum.Queued == 0 {
+		t.Fatalf("first run: stopped %q with %d queued; want an interrupted crawl with work left", sum.Stopped, sum.Queued)
+	}
+
+	c, err = gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := web.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	twice := 0
+	for _, e := range web.Requests() {
+		if isRobotsPath(e.Path) {
+			continue
+		}
+		key := e.Host + " " + e.Path
+		got[key]++
+		if got[key] == 2 {
+			twice++
+		}
+	}
+	for k := range want {
+		if got[k] == 0 {
+			t.Errorf("%s never fetched: lost in the interruption", k)
+		}
+		if got[k] > 2 {
+			t.Errorf("%s fetched %d times", k, got[k])
+		}
+	}
+	// Only a fetch cut off by the interruption may be made again.
+	if twice > cfg.Workers {
+		t.Errorf("%d URLs fetched twice; at most the %d in flight at the interruption may be", twice, cfg.Workers)
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s fetched, not an allowed page", k)
+		}
+	}
+}
+
+func TestMaxPagesAndScope(t *testing.T) {
+	web, srv := e2eWeb(t)
+	cfg := e2eConfig(web, srv, t.TempDir())
+	cfg.Seeds = []string{web.Hosts()[0].URL("/")} // a.test only: other hosts out of scope
+	cfg.Delay = 10 * time.Millisecond
+	cfg.MaxPages = 5
+	c, err := gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	web.Drain(t.Context())
+	pages := 0
+	for _, e := range web.Requests() {
+		if e.Host != "a.test" {
+			t.Errorf("request to %s%s: outside the scope of the seed", e.Host, e.Path)
+		}
+		if !strings.HasPrefix(e.Path, "/robots") {
+			pages++
+		}
+	}
+	if pages != 5 || sum.Stopped != "max-pages" {
+		t.Errorf("%d pages, stopped %q; want 5 and max-pages", pages, sum.Stopped)
+	}
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// localSite is a small server that knows nothing of gentlecrawl: three pages,
+// no robots.txt. It records the requests it gets.
+type localSite struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	reqs []string // "Host PATH"
+}
+
+func newLocalSite(t *testing.T) *localSite {
+	s := &localSite{}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.reqs = append(s.reqs, r.Host+" "+r.URL.RequestURI())
+		s.mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><body><a href="/one">one</a> <a href="two">two</a> <a href="http://elsewhere.example/">out</a></body></html>`)
+		case "/one", "/two":
+			fmt.Fprint(w, `<html><body><a href="/">home</a></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *localSite) port() string {
+	_, port, _ := net.SplitHostPort(s.srv.Listener.Addr().String())
+	return port
+}
+
+func (s *localSite) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.reqs...)
+}
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code = Run(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCrawlWithConnectTo(t *testing.T) {
+	site := newLocalSite(t)
+	job := filepath.Join(t.TempDir(), "job")
+	code, out, errs := run(t, "crawl", "--quiet", "--delay", "50ms", "--job", job, "--allow-private-networks",
+		"--connect-to", "a.test:80:127.0.0.1:"+site.port(), "http://a.test/")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	want := []string{"a.test /robots.txt", "a.test /", "a.test /one", "a.test /two"}
+	if got := site.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+	for _, s := range []string{"Crawl finished", "200: 3", "unrestricted: 1", "WARC"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("summary lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+func TestCrawlWithResolve(t *testing.T) {
+	site := newLocalSite(t)
+	job := filepath.Join(t.TempDir(), "job")
+	code, _, errs := run(t, "crawl", "-q", "--delay", "50ms", "--job", job, "--allow-private-networks",
+		"--resolve", "a.test:"+site.port()+":127.0.0.1", "http://a.test:"+site.port()+"/")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if got := len(site.requests()); got != 4 {
+		t.Errorf("%d requests, want 4: %q", got, site.requests())
+	}
+	if got := site.requests()[1]; got != "a.test:"+site.port()+" /" {
+		t.Errorf("Host header and path %q, want the name, not the address", got)
+	}
+}
+
+// TestRefusals: each bad invocation fails with one clear line, a non-zero
+// status, no request sent and no job directory left behind.
+func TestRefusals(t *testing.T) {
+	site := newLocalSite(t)
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string // in the one line on stderr
+	}{
+		{"private connect-to", []string{"--connect-to", "a.test:80:127.0.0.1:" + site.port(), "http://a.test/"}, "--allow-private-networks"},
+		{"private resolve", []string{"--resolve", "a.test:" + site.port() + ":127.0.0.1", "http://a.test:" + site.port() + "/"}, "--allow-private-networks"},
+		{"loopback seed", []string{site.srv.URL + "/"}, "--allow-private-networks"},
+		{"malformed seed", []string{"http://exa mple.org/"}, "seed"},
+		{"ftp seed", []string{"ftp://example.org/"}, "scheme"},
+		{"bad connect-to", []string{"--connect-to", "nonsense", "http://a.test/"}, "--connect-to"},
+		{"bad crawl-delay", []string{"--crawl-delay", "sometimes", "http://a.test/"}, "--crawl-delay"},
+		{"bad agent", []string{"--user-agent", "my bot/1.0", "http://a.test/"}, "--user-agent"},
+		{"unknown flag", []string{"--speed", "fast", "http://a.test/"}, "unknown flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := filepath.Join(t.TempDir(), "job")
+			args := append([]string{"crawl", "-q", "--job", job}, tt.args...)
+			code, _, errs := run(t, args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want failure")
+			}
+			if lines := strings.Count(errs, "\n"); lines != 1 || !strings.Contains(errs, tt.want) {
+				t.Errorf("stderr %q: want one line naming %q", errs, tt.want)
+			}
+			if _, err := os.Stat(job); !os.IsNotExist(err) {
+				t.Errorf("job directory was created (%v): nothing should be written on bad input", err)
+			}
+		})
+	}
+	if n := len(site.requests()); n != 0 {
+		t.Errorf("the server got %d requests from refused crawls", n)
+	}
+
+	t.Run("unwritable job", func(t *testing.T) {
+		code, _, errs := run(t, "crawl", "-q", "--job", filepath.Join(file, "job"), "--allow-private-networks",
+			"--connect-to", "a.test:80:127.0.0.1:"+site.port(), "http://a.test/")
+		if code == 0 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "job directory") {
+			t.Errorf("exit %d, stderr %q: want one line about the job directory", code, errs)
+		}
+	})
+	t.Run("no job", func(t *testing.T) {
+		code, _, errs := run(t, "crawl", "http://a.test/")
+		if code == 0 || !strings.Contains(errs, "--job") {
+			t.Errorf("exit %d, stderr %q", code, errs)
+		}
+	})
+}
+
+func TestJobInUse(t *testing.T) {
+	site := newLocalSite(t)
+	job := t.TempDir()
+	lock, err := os.OpenFile(filepath.Join(job, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, "crawl", "-q", "--job", job, "--allow-private-networks",
+		"--connect-to", "a.test:80:127.0.0.1:"+site.port(), "http://a.test/")
+	if code == 0 || !strings.Contains(errs, "in use by another crawl") {
+		t.Errorf("exit %d, stderr %q: want a refusal saying the job is in use", code, errs)
+	}
+	if n := len(site.requests()); n != 0 {
+		t.Errorf("%d requests sent while the job was locked", n)
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	site := newLocalSite(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "crawl.toml")
+	os.WriteFile(conf, []byte(fmt.Sprintf(`
+delay = "20ms"
+allow-private-networks = true
+connect-to = ["a.test:80:127.0.0.1:%s"]
+max-pages = 1
+`, site.port())), 0o644)
+	// max-pages from the file, overridden on the command line.
+	code, out, errs := run(t, "crawl", "-q", "--config", conf, "--max-pages", "2", "--job", filepath.Join(dir, "job"), "http://a.test/")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "Crawl max-pages") || !strings.Contains(out, "(2 pages") {
+		t.Errorf("want a crawl stopped after 2 pages:\n%s", out)
+	}
+
+	os.WriteFile(conf, []byte("delya = \"1s\"\n"), 0o644)
+	code, _, errs = run(t, "crawl", "-q", "--config", conf, "--job", filepath.Join(dir, "job2"), "http://a.test/")
+	if code == 0 || !strings.Contains(errs, `unknown setting "delya"`) {
+		t.Errorf("exit %d, stderr %q: want the unknown setting named", code, errs)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	// A smoke test of the wording; the numbers come from the crawler.
+	line := progressLine(progressFixture(), 2.5)
+	for _, s := range []string{"12 pages (2.5/s)", "30 queued", "1 waiting for robots.txt", "3 errors"} {
+		if !strings.Contains(line, s) {
+			t.Errorf("progress line %q lacks %q", line, s)
+		}
+	}
+}
