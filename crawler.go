@@ -88,11 +88,14 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	c.cfg.Logger.Info("crawl starting", "job", c.cfg.JobDir, "hosts", len(pending), "recrawl", c.cfg.Recrawl)
 
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// Stopping early (the page budget is spent, the store failed) cancels
+	// acquireCtx only: workers take no new host, and the requests already
+	// sent are finished and recorded rather than thrown away.
+	acquireCtx, stopAcquiring := context.WithCancel(ctx)
+	defer stopAcquiring()
 	var wg sync.WaitGroup
 	for range c.cfg.Workers {
-		wg.Go(func() { c.work(wctx, cancel) })
+		wg.Go(func() { c.work(ctx, acquireCtx, stopAcquiring) })
 	}
 	wg.Wait()
 
@@ -247,13 +250,17 @@ func (c *Crawler) countDiscovered(added map[string]int) {
 
 // work is one worker: it takes whichever host is due, makes at most one
 // request to it, and gives it back with its next allowed time.
-func (c *Crawler) work(ctx context.Context, stop context.CancelFunc) {
+func (c *Crawler) work(ctx, acquireCtx context.Context, stop context.CancelFunc) {
 	for {
-		host, err := c.sched.Acquire(ctx)
+		host, err := c.sched.Acquire(acquireCtx)
 		if err != nil {
 			if errors.Is(err, hostload.ErrDone) {
 				c.setStop("finished")
 			}
+			return
+		}
+		if acquireCtx.Err() != nil {
+			c.sched.Release(host, 0, time.Now(), hostload.ReasonDelay)
 			return
 		}
 		if err := c.visit(ctx, host); err != nil {

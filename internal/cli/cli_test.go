@@ -210,3 +210,27 @@ func TestProgressLine(t *testing.T) {
 		}
 	}
 }
+
+// TestDemo runs the demo on a small web: both crawls, the server's view,
+// and the saving from conditional GETs.
+func TestDemo(t *testing.T) {
+	code, out, errs := run(t, "demo", "--hosts", "12", "--pages", "3", "--delay", "20ms", "--site-crawl-delay", "100ms")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	for _, s := range []string{
+		"robots.txt fails (500)",
+		"What the site owners saw",
+		"Never two requests at once to a host",
+		"Second crawl (--recrawl)",
+		"not modified",
+		"answers were 304",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("demo output lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "PROBLEM") {
+		t.Errorf("the demo's own check of the server log found a problem:\n%s", out)
+	}
+}
