@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -51,7 +52,6 @@ func New(cfg Config) (*Crawler, error) {
 		return nil, err
 	}
 	c := &Crawler{cfg: cfg, seeds: seeds, stats: newStats(), sched: hostload.NewScheduler()}
-	c.inScope = cfg.Scope.matcher(seeds)
 	c.robots.hosts = make(map[string]*hostRobots)
 	return c, nil
 }
@@ -70,6 +70,10 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	defer unlock()
 	defer c.client.Close()
 
+	if err := c.rememberSeeds(); err != nil {
+		c.closeOutputs()
+		return nil, err
+	}
 	if err := c.admitSeeds(); err != nil {
 		c.closeOutputs()
 		return nil, err
@@ -81,7 +85,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	if len(pending) == 0 && len(c.seeds) == 0 {
 		c.closeOutputs()
-		return nil, errors.New("no seeds, and the job has nothing queued")
+		return nil, errors.New("nothing to do: no URLs are queued in this job (give seed URLs, or --recrawl to fetch its URLs again)")
 	}
 	for host, n := range pending {
 		c.sched.Add(host, n)
@@ -190,6 +194,40 @@ func (c *Crawler) closeOutputs() error {
 	return err
 }
 
+// rememberSeeds merges the seeds of earlier runs of the job with this run's
+// and sets the scope from all of them, so that resuming a job without naming
+// its seeds again keeps the crawl where it was.
+func (c *Crawler) rememberSeeds() error {
+	stored, err := c.store.Meta("seeds")
+	if err != nil {
+		return err
+	}
+	var all []string
+	if stored != "" {
+		if err := json.Unmarshal([]byte(stored), &all); err != nil {
+			return fmt.Errorf("job directory: corrupt list of seeds: %w", err)
+		}
+	}
+	known := make(map[string]bool, len(all))
+	var scopeSeeds []*url.URL
+	for _, s := range all {
+		known[s] = true
+		if u, err := urlnorm.Parse(s); err == nil {
+			scopeSeeds = append(scopeSeeds, u)
+		}
+	}
+	for _, u := range c.seeds {
+		if s := u.String(); !known[s] {
+			known[s] = true
+			all = append(all, s)
+			scopeSeeds = append(scopeSeeds, u)
+		}
+	}
+	c.inScope = c.cfg.Scope.matcher(scopeSeeds)
+	b, _ := json.Marshal(all)
+	return c.store.SetMeta("seeds", string(b))
+}
+
 // admitSeeds offers the seeds to the frontier and, with Recrawl, queues every
 // URL of the job's history again.
 func (c *Crawler) admitSeeds() error {
@@ -230,9 +268,17 @@ func (c *Crawler) admitSeeds() error {
 	return flush()
 }
 
+// politenessKey names the unit that gets one request at a time and the gap
+// between requests: the host name, whatever the scheme or port, so that
+// http://example.org and https://example.org — one server — share a queue.
+// robots.txt rules are kept per origin (urlnorm.HostKey), as RFC 9309 says.
+func politenessKey(u *url.URL) string {
+	return strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+}
+
 func candidate(u *url.URL, depth int) frontier.Candidate {
 	return frontier.Candidate{
-		Host:      urlnorm.HostKey(u),
+		Host:      politenessKey(u),
 		Canonical: urlnorm.Canonical(u),
 		Entry:     frontier.Entry{URL: u.String(), Depth: depth},
 	}

@@ -213,3 +213,67 @@ func TestMaxPagesAndScope(t *testing.T) {
 		t.Errorf("%d pages, stopped %q; want 5 and max-pages", pages, sum.Stopped)
 	}
 }
+
+// TestOriginsOfOneHostShareItsPoliteness: http://a.test and http://a.test:81
+// are one host name, so one request at a time and the gap hold across both,
+// while each origin gets its own robots.txt (RFC 9309 §2.3: rules apply to
+// the scheme, host and port they were fetched from).
+func TestOriginsOfOneHostShareItsPoliteness(t *testing.T) {
+	type hit struct {
+		origin, path string
+		start, end   time.Time
+	}
+	var mu sync.Mutex
+	var hits []hit
+	handler := func(origin string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			switch {
+			case r.URL.Path == "/robots.txt" && origin == "81":
+				fmt.Fprint(w, "User-agent: *\nDisallow: /secret\n")
+			case r.URL.Path == "/robots.txt":
+				http.NotFound(w, r)
+			default:
+				fmt.Fprint(w, `<a href="http://a.test:81/p1">1</a> <a href="http://a.test:81/p2">2</a>
+					<a href="http://a.test:81/secret">s</a> <a href="/q1">q1</a> <a href="/secret">s</a>`)
+			}
+			mu.Lock()
+			hits = append(hits, hit{origin, r.URL.Path, start, time.Now()})
+			mu.Unlock()
+		})
+	}
+	s80 := httptest.NewServer(handler("80"))
+	defer s80.Close()
+	s81 := httptest.NewServer(handler("81"))
+	defer s81.Close()
+	const delay = 50 * time.Millisecond
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir: t.TempDir(),
+		Seeds:  []string{"http://a.test/"},
+		Delay:  delay,
+		ConnectTo: []string{
+			"a.test:80:" + s80.Listener.Addr().String(),
+			"a.test:81:" + s81.Listener.Addr().String(),
+		},
+		AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for i, h := range hits {
+		got = append(got, h.origin+h.path)
+		if i > 0 && h.start.Sub(hits[i-1].end) < delay {
+			t.Errorf("%s%s started %v after the previous request to the host ended", h.origin, h.path, h.start.Sub(hits[i-1].end))
+		}
+	}
+	want := "80/robots.txt 80/ 81/robots.txt 81/p1 81/p2 80/q1 80/secret 81/q1" // 81/secret is disallowed
+	if strings.Join(got, " ") != want {
+		t.Errorf("requests %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -22,8 +22,9 @@ const maxRobotsHops = 5
 // for one that has become unavailable (Google: 30 days).
 const lastGoodCopy = 30 * 24 * time.Hour
 
-// robotsCache holds the robots.txt rules of the hosts in this crawl. A
-// host's entry is only read or written by the worker holding the host.
+// robotsCache holds the robots.txt rules of the origins (scheme://host:port)
+// in this crawl. An origin's entry is only read or written by the worker
+// holding its host.
 type robotsCache struct {
 	mu    sync.Mutex
 	hosts map[string]*hostRobots
@@ -210,12 +211,12 @@ func robotsURL(host string) *url.URL {
 	return u
 }
 
-// releaseAfterRobots gives the host back after a robots.txt request.
-func (c *Crawler) releaseAfterRobots(host string, next time.Time) {
-	r := c.robots.get(host)
-	if r != nil && r.unavailable {
-		c.sched.Defer(host, r.retryAt, hostload.ReasonRobots)
+// releaseAfterRobots gives the host back after a request for the robots.txt
+// of one of its origins.
+func (c *Crawler) releaseAfterRobots(host, origin string, done int, next time.Time) {
+	if r := c.robots.get(origin); r != nil && r.unavailable {
+		c.sched.Defer(host, done, r.retryAt, hostload.ReasonRobots)
 		return
 	}
-	c.sched.Release(host, 0, next, hostload.ReasonDelay)
+	c.sched.Release(host, done, next, hostload.ReasonDelay)
 }

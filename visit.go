@@ -32,34 +32,20 @@ const (
 	outcomeInvalid    = "invalid"    // the queued URL could not be parsed
 )
 
-// visit takes one turn on a held host: at most one request, robots.txt
-// first, and the host is released (or deferred) before it returns.
+// visit takes one turn on a held host: at most one request, and the host is
+// released (or deferred) before it returns. The request is the robots.txt of
+// the next URL's origin when that is not known yet, else the URL itself.
+// URLs that robots.txt disallows are settled on the way, without a request.
 func (c *Crawler) visit(ctx context.Context, host string) error {
-	r, err := c.robotsFor(host)
-	if err != nil {
-		c.sched.Release(host, 0, time.Now(), hostload.ReasonDelay)
+	done := 0 // queue entries settled without a request
+	fail := func(err error) error {
+		c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
 		return err
 	}
-	if r == nil {
-		next, err := c.fetchRobots(ctx, host)
-		if err != nil {
-			c.sched.Release(host, 0, time.Now(), hostload.ReasonDelay)
-			return err
-		}
-		c.releaseAfterRobots(host, next)
-		return nil
-	}
-	if r.unavailable {
-		c.sched.Defer(host, r.retryAt, hostload.ReasonRobots)
-		return nil
-	}
-
-	done := 0 // queue entries settled without a request
 	for {
 		item, err := c.store.Peek(host)
 		if err != nil {
-			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
-			return err
+			return fail(err)
 		}
 		if item == nil {
 			// The queue is empty: forget the host.
@@ -67,26 +53,43 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 			return nil
 		}
 		u, perr := url.Parse(item.URL)
-		if perr != nil || !r.group.Allowed(pathQuery(u)) {
-			outcome := outcomeDisallowed
-			if perr != nil {
-				outcome = outcomeInvalid
+		if perr != nil {
+			if err := c.settle(item, nil, outcomeInvalid); err != nil {
+				return fail(err)
 			}
-			if err := c.settle(item, u, outcome); err != nil {
-				c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
-				return err
+			done++
+			continue
+		}
+		origin := urlnorm.HostKey(u)
+		r, err := c.robotsFor(origin)
+		if err != nil {
+			return fail(err)
+		}
+		if r == nil {
+			next, err := c.fetchRobots(ctx, origin)
+			if err != nil {
+				return fail(err)
+			}
+			c.releaseAfterRobots(host, origin, done, next)
+			return nil
+		}
+		if r.unavailable {
+			c.sched.Defer(host, done, r.retryAt, hostload.ReasonRobots)
+			return nil
+		}
+		if !r.group.Allowed(pathQuery(u)) {
+			if err := c.settle(item, u, outcomeDisallowed); err != nil {
+				return fail(err)
 			}
 			done++
 			continue
 		}
 		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
-			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
-			return errBudgetSpent
+			return fail(errBudgetSpent)
 		}
 		end, err := c.fetchPage(ctx, item, u)
 		if err != nil {
-			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
-			return err
+			return fail(err)
 		}
 		c.sched.Release(host, done+1, hostload.After(end, r.gap), hostload.ReasonDelay)
 		return nil

@@ -234,3 +234,29 @@ func TestDemo(t *testing.T) {
 		t.Errorf("the demo's own check of the server log found a problem:\n%s", out)
 	}
 }
+
+// TestResumeWithoutSeeds: a job run again without its seed URLs goes on
+// with the same scope.
+func TestResumeWithoutSeeds(t *testing.T) {
+	site := newLocalSite(t)
+	job := filepath.Join(t.TempDir(), "job")
+	common := []string{"crawl", "-q", "--delay", "20ms", "--job", job, "--allow-private-networks",
+		"--connect-to", "a.test:80:127.0.0.1:" + site.port()}
+	code, out, errs := run(t, append(common, "--max-pages", "1", "http://a.test/")...)
+	if code != 0 || !strings.Contains(out, "still queued    2 URLs") {
+		t.Fatalf("first run: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	code, out, errs = run(t, common...)
+	if code != 0 || !strings.Contains(out, "Crawl finished") {
+		t.Fatalf("resume: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	want := []string{"a.test /robots.txt", "a.test /", "a.test /one", "a.test /two"}
+	if got := site.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+	// Nothing left: a third run says so and fails.
+	code, _, errs = run(t, common...)
+	if code == 0 || !strings.Contains(errs, "nothing to do") {
+		t.Errorf("third run: exit %d, stderr %q", code, errs)
+	}
+}

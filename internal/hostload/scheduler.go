@@ -170,8 +170,8 @@ func (s *Scheduler) Release(host string, done int, next time.Time, reason Reason
 // Defer returns a held host whose work cannot go on for now (its robots.txt
 // is unavailable): it is tried again at next, but the crawl does not wait
 // for it when nothing else is left.
-func (s *Scheduler) Defer(host string, next time.Time, reason Reason) {
-	s.release(host, 0, next, reason, true)
+func (s *Scheduler) Defer(host string, done int, next time.Time, reason Reason) {
+	s.release(host, done, next, reason, true)
 }
 
 func (s *Scheduler) release(host string, done int, next time.Time, reason Reason, deferred bool) {

@@ -76,7 +76,7 @@ func TestSchedulerDeferredHostsDoNotKeepCrawlAlive(t *testing.T) {
 			}
 			seen[h]++
 			if h == "broken" {
-				s.Defer(h, time.Now().Add(time.Minute), ReasonRobots)
+				s.Defer(h, 0, time.Now().Add(time.Minute), ReasonRobots)
 				continue
 			}
 			time.Sleep(10 * time.Second)
@@ -105,7 +105,7 @@ func TestSchedulerDeferredRetriedWhileCrawlGoesOn(t *testing.T) {
 			order = append(order, h)
 			switch {
 			case h == "broken" && len(order) == 1:
-				s.Defer(h, time.Now().Add(time.Minute), ReasonRobots)
+				s.Defer(h, 0, time.Now().Add(time.Minute), ReasonRobots)
 			case h == "broken":
 				s.Release(h, 1, time.Now(), ReasonDelay)
 			default:
