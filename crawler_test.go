@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -275,5 +276,70 @@ func TestOriginsOfOneHostShareItsPoliteness(t *testing.T) {
 	want := "80/robots.txt 80/ 81/robots.txt 81/p1 81/p2 80/q1 80/secret 81/q1" // 81/secret is disallowed
 	if strings.Join(got, " ") != want {
 		t.Errorf("requests %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestRobotsRedirectToAnotherHost: a.test's robots.txt redirects to a file
+// on b.test (a common setup for sites behind one CDN). The rules found there
+// apply to a.test (RFC 9309 §2.3.1.2), and the hop is a request to b.test
+// like any other: never while b.test is being fetched, never inside its gap.
+func TestRobotsRedirectToAnotherHost(t *testing.T) {
+	type hit struct {
+		path       string
+		start, end time.Time
+	}
+	var mu sync.Mutex
+	hits := map[string][]hit{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		host := strings.TrimSuffix(r.Host, ":80")
+		switch {
+		case host == "a.test" && r.URL.Path == "/robots.txt":
+			http.Redirect(w, r, "http://b.test/shared-robots.txt", http.StatusMovedPermanently)
+		case r.URL.Path == "/shared-robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /x\n")
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		default:
+			time.Sleep(5 * time.Millisecond)
+			fmt.Fprint(w, `<a href="/x">x</a> <a href="/y">y</a> <a href="/z">z</a>`)
+		}
+		mu.Lock()
+		hits[host] = append(hits[host], hit{r.URL.Path, start, time.Now()})
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	const delay = 30 * time.Millisecond
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://a.test/", "http://b.test/"},
+		Delay:                delay,
+		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
+		AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for host, hs := range hits {
+		sort.Slice(hs, func(i, j int) bool { return hs[i].start.Before(hs[j].start) })
+		var paths []string
+		for i, h := range hs {
+			paths = append(paths, h.path)
+			if i > 0 && h.start.Sub(hs[i-1].end) < delay {
+				t.Errorf("%s: %s started %v after %s ended, want ≥ %v", host, h.path, h.start.Sub(hs[i-1].end), hs[i-1].path, delay)
+			}
+			if host == "a.test" && h.path == "/x" {
+				t.Errorf("a.test/x fetched; the redirected robots.txt disallows it")
+			}
+		}
+		t.Logf("%s: %s", host, strings.Join(paths, " "))
+	}
+	if n := len(hits["b.test"]); n != 6 { // robots.txt, shared-robots.txt, /, /x, /y, /z
+		t.Errorf("b.test got %d requests, want 6", n)
 	}
 }

@@ -72,9 +72,9 @@ func (rc *robotsCache) deferredHosts() []string {
 // robotsFor returns the rules for host, loading them from the store when this
 // crawl has not yet used them. It returns nil when robots.txt must be fetched
 // (or fetched again) before anything else of the host.
-func (c *Crawler) robotsFor(host string) (*hostRobots, error) {
+func (c *Crawler) robotsFor(origin string) (*hostRobots, error) {
 	now := time.Now()
-	if r := c.robots.get(host); r != nil {
+	if r := c.robots.get(origin); r != nil {
 		if r.hop == nil && !r.unavailable && now.Before(r.expires) {
 			return r, nil
 		}
@@ -83,12 +83,12 @@ func (c *Crawler) robotsFor(host string) (*hostRobots, error) {
 		}
 		return nil, nil
 	}
-	rec, err := c.store.Robots(host)
+	rec, err := c.store.Robots(origin)
 	if err != nil || rec == nil || !now.Before(rec.Expires) {
 		return nil, err
 	}
 	r := c.rulesFromRecord(rec)
-	c.robots.set(host, r)
+	c.robots.set(origin, r)
 	if r.unavailable && !now.Before(r.retryAt) {
 		return nil, nil
 	}
@@ -114,23 +114,38 @@ func (c *Crawler) rulesFromRecord(rec *frontier.RobotsRecord) *hostRobots {
 	return r
 }
 
-// fetchRobots makes one request of host's robots.txt chain: the file itself
+// fetchRobots makes one request of an origin's robots.txt chain: the file itself
 // or the next redirect hop. It returns the time the host may be asked again.
-func (c *Crawler) fetchRobots(ctx context.Context, host string) (time.Time, error) {
-	prev := c.robots.get(host)
-	target := robotsURL(host)
+func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, error) {
+	prev := c.robots.get(origin)
+	target := robotsURL(origin)
 	hops := 0
 	if prev != nil && prev.hop != nil {
 		target, hops = prev.hop, prev.hops
 	}
+	// A hop to another host is a request to that host: it must be free and
+	// due, and it keeps its gap afterwards. If it is not, this host waits.
+	other := politenessKey(target)
+	borrowed := other != politenessKey(robotsURL(origin))
+	if borrowed {
+		ok, retry := c.sched.TryAcquire(other)
+		if !ok {
+			return retry, nil
+		}
+	}
 	res, ferr := c.client.Do(ctx, fetch.Request{URL: target})
+	end := time.Now()
+	if res != nil {
+		end = res.End
+	}
+	if borrowed {
+		c.sched.Release(other, 0, hostload.After(end, c.cfg.Delay), hostload.ReasonDelay)
+	}
 	if ctx.Err() != nil {
 		return time.Time{}, ctx.Err()
 	}
 	c.stats.update(func(s *Summary) { s.Requests++ })
-	end := time.Now()
 	if res != nil {
-		end = res.End
 		if err := c.record(res, nil); err != nil {
 			return time.Time{}, err
 		}
@@ -145,7 +160,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, host string) (time.Time, erro
 			if prev != nil {
 				next.group, next.gap = prev.group, prev.gap
 			}
-			c.robots.set(host, next)
+			c.robots.set(origin, next)
 			return hostload.After(end, c.cfg.Delay), nil
 		}
 		ferr = fmt.Errorf("robots.txt: redirect not followed after %d hops", hops)
@@ -168,7 +183,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, host string) (time.Time, erro
 		rec.Error = ferr.Error()
 	}
 	if outcome == robots.OutcomeUnavailable {
-		old, err := c.store.Robots(host)
+		old, err := c.store.Robots(origin)
 		if err != nil {
 			return time.Time{}, err
 		}
@@ -186,7 +201,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, host string) (time.Time, erro
 		}
 		rec.Failures = failures
 		rec.Expires = now.Add(retry)
-		c.cfg.Logger.Warn("robots.txt unavailable", "host", host, "status", status, "err", ferr, "retry_in", retry)
+		c.cfg.Logger.Warn("robots.txt unavailable", "origin", origin, "status", status, "err", ferr, "retry_in", retry)
 	} else {
 		rec.Body = body
 		if outcome == robots.OutcomeParsed && len(rec.Body) > robots.MaxSize {
@@ -194,7 +209,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, host string) (time.Time, erro
 		}
 		rec.Expires = now.Add(c.cfg.RobotsTTL)
 	}
-	if err := c.store.PutRobots(host, rec); err != nil {
+	if err := c.store.PutRobots(origin, rec); err != nil {
 		return time.Time{}, err
 	}
 	r := c.rulesFromRecord(rec)
@@ -202,7 +217,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, host string) (time.Time, erro
 		// Standing in with the last good copy: usable, but ask again soon.
 		r.expires = rec.Expires
 	}
-	c.robots.set(host, r)
+	c.robots.set(origin, r)
 	return hostload.After(end, r.gap), nil
 }
 

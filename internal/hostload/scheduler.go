@@ -36,7 +36,9 @@ type Scheduler struct {
 	wake chan struct{}
 	mu   struct {
 		sync.Mutex
-		hosts    map[string]*hostState
+		hosts    map[string]*hostState // every host with work, held, or waiting
+		idle     map[string]*hostState // hosts with no work whose gap has not yet passed
+		swept    time.Time
 		parked   hostHeap
 		held     int
 		parks    uint64
@@ -60,6 +62,7 @@ type hostState struct {
 func NewScheduler() *Scheduler {
 	s := &Scheduler{wake: make(chan struct{}, 1)}
 	s.mu.hosts = make(map[string]*hostState)
+	s.mu.idle = make(map[string]*hostState)
 	return s
 }
 
@@ -80,9 +83,11 @@ func (s *Scheduler) Add(host string, n int) {
 	defer s.mu.Unlock()
 	h := s.mu.hosts[host]
 	if h == nil {
+		s.sweepIdleLocked(time.Now())
 		h = &hostState{key: host, index: -1, reason: ReasonDelay}
 		s.mu.hosts[host] = h
 	}
+	delete(s.mu.idle, host)
 	h.pending += n
 	if !h.held && h.index < 0 {
 		s.parkLocked(h)
@@ -193,9 +198,58 @@ func (s *Scheduler) release(host string, done int, next time.Time, reason Reason
 	if h.pending > 0 {
 		s.parkLocked(h)
 	} else {
-		delete(s.mu.hosts, host)
+		// Keep an idle host's next allowed time: new URLs for it may be
+		// found before that time, and must wait for it.
+		s.mu.idle[host] = h
 	}
 	s.notify()
+}
+
+// sweepIdleLocked forgets idle hosts whose next allowed time has passed: they
+// are due at once anyway, so forgetting them changes nothing. It runs at most
+// once a second, when there are many idle hosts, so that per-host state stays
+// bounded by the hosts with work or a wait.
+func (s *Scheduler) sweepIdleLocked(now time.Time) {
+	if len(s.mu.idle) < 1024 || now.Sub(s.mu.swept) < time.Second {
+		return
+	}
+	s.mu.swept = now
+	for k, h := range s.mu.idle {
+		if !h.next.After(now) {
+			delete(s.mu.idle, k)
+			delete(s.mu.hosts, k)
+		}
+	}
+}
+
+// TryAcquire holds host at once if no one holds it and it is due, for a
+// request made on another host's turn (a robots.txt redirect to another
+// host). Otherwise it returns false and the time worth trying again. A host
+// held this way is given back with Release.
+func (s *Scheduler) TryAcquire(host string) (ok bool, retry time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	h := s.mu.hosts[host]
+	if h == nil {
+		h = &hostState{key: host, index: -1, reason: ReasonDelay}
+		s.mu.hosts[host] = h
+		s.mu.idle[host] = h
+	}
+	switch {
+	case h.held:
+		return false, now.Add(100 * time.Millisecond)
+	case h.next.After(now):
+		return false, h.next
+	}
+	if h.index >= 0 {
+		s.unparkLocked(h)
+	}
+	delete(s.mu.idle, host)
+	h.held = true
+	h.deferred = false
+	s.mu.held++
+	return true, time.Time{}
 }
 
 // Snapshot counts hosts by state.

@@ -137,3 +137,53 @@ func TestSchedulerAcquireHonoursContext(t *testing.T) {
 		}
 	})
 }
+
+// TestSchedulerRemembersGapOfIdleHost: a host whose queue ran empty keeps its
+// next allowed time; a URL found for it a moment later waits for the gap.
+func TestSchedulerRemembersGapOfIdleHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler()
+		s.Add("a", 1)
+		s.Add("b", 1)
+		h, _ := s.Acquire(t.Context())
+		s.Release(h, 1, time.Now().Add(5*time.Second), ReasonDelay) // a: done, next in 5s
+		h, _ = s.Acquire(t.Context())
+		time.Sleep(time.Second)
+		s.Add("a", 1) // b's page linked to a
+		s.Release(h, 1, time.Now().Add(5*time.Second), ReasonDelay)
+		start := time.Now()
+		h, err := s.Acquire(t.Context())
+		if err != nil || h != "a" {
+			t.Fatalf("Acquire = %q, %v", h, err)
+		}
+		if waited := time.Since(start); waited != 4*time.Second {
+			t.Errorf("a handed out after %v, want 4s (the rest of its gap)", waited)
+		}
+	})
+}
+
+func TestSchedulerTryAcquire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler()
+		s.Add("a", 1)
+		if ok, _ := s.TryAcquire("elsewhere"); !ok {
+			t.Fatal("an unknown host should be free")
+		}
+		if ok, _ := s.TryAcquire("elsewhere"); ok {
+			t.Fatal("a held host was handed out twice")
+		}
+		s.Release("elsewhere", 0, time.Now().Add(3*time.Second), ReasonDelay)
+		if ok, retry := s.TryAcquire("elsewhere"); ok || !retry.Equal(time.Now().Add(3*time.Second)) {
+			t.Fatalf("TryAcquire inside the gap = %v, %v; want false and the end of the gap", ok, retry)
+		}
+		// A borrowed host with work is parked again on release.
+		if ok, _ := s.TryAcquire("a"); !ok {
+			t.Fatal("due host a not borrowed")
+		}
+		s.Release("a", 0, time.Now().Add(time.Second), ReasonDelay)
+		start := time.Now()
+		if h, err := s.Acquire(t.Context()); h != "a" || err != nil || time.Since(start) != time.Second {
+			t.Fatalf("Acquire = %q, %v after %v", h, err, time.Since(start))
+		}
+	})
+}
