@@ -75,6 +75,11 @@ type Config struct {
 	// up to RobotsTTL. Default 1 minute.
 	RobotsRetry time.Duration
 
+	// MaxAttempts is how many times a URL is tried when the server answers
+	// 429 or 5xx or the network fails; the host slows down between tries.
+	// Default 3.
+	MaxAttempts int
+
 	// WARCMaxSize rotates WARC files past this size. Default 1 GiB.
 	WARCMaxSize int64
 
@@ -242,6 +247,9 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	}
 	if c.RobotsRetry <= 0 {
 		c.RobotsRetry = time.Minute
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 3
 	}
 	if c.WARCMaxSize <= 0 {
 		c.WARCMaxSize = 1 << 30

@@ -83,6 +83,7 @@ func TestCrawlRecordsFailuresAndGoesOn(t *testing.T) {
 		Seeds:                []string{"http://a.test/", "http://b.test/"},
 		Delay:                20 * time.Millisecond,
 		MaxDepth:             2,
+		MaxAttempts:          1, // TestRetryAfterIsHonoured covers the retries
 		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String(), "b.test:80:" + closedPort(t)},
 		AllowPrivateNetworks: true,
 		RobotsRetry:          time.Hour,
@@ -341,5 +342,76 @@ func TestRobotsRedirectToAnotherHost(t *testing.T) {
 	}
 	if n := len(hits["b.test"]); n != 6 { // robots.txt, shared-robots.txt, /, /x, /y, /z
 		t.Errorf("b.test got %d requests, want 6", n)
+	}
+}
+
+// TestRetryAfterIsHonoured: a host answering 503 with Retry-After gets no
+// request inside the window it announced; the URL is tried again after it
+// (not dropped), and a 404 does not slow the host down.
+func TestRetryAfterIsHonoured(t *testing.T) {
+	type hit struct {
+		path       string
+		status     int
+		start, end time.Time
+	}
+	var mu sync.Mutex
+	var hits []hit
+	busy := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		status := 200
+		switch r.URL.Path {
+		case "/robots.txt", "/missing":
+			status = 404
+		case "/busy":
+			mu.Lock()
+			busy++
+			n := busy
+			mu.Unlock()
+			if n <= 2 {
+				status = 503
+				w.Header().Set("Retry-After", "1")
+			}
+		}
+		w.WriteHeader(status)
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, `<a href="/missing">m</a> <a href="/busy">b</a> <a href="/after">a</a>`)
+		}
+		mu.Lock()
+		hits = append(hits, hit{r.URL.Path, status, start, time.Now()})
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://a.test/"},
+		Delay:                20 * time.Millisecond,
+		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
+		AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var seq []string
+	for i, h := range hits {
+		seq = append(seq, fmt.Sprintf("%s=%d", h.path, h.status))
+		if i > 0 && hits[i-1].status == 503 {
+			if gap := h.start.Sub(hits[i-1].end); gap < time.Second {
+				t.Errorf("%s requested %v after a 503 with Retry-After: 1", h.path, gap)
+			}
+		}
+	}
+	want := "/robots.txt=404 /=200 /missing=404 /busy=503 /busy=503 /busy=200 /after=200"
+	if got := strings.Join(seq, " "); got != want {
+		t.Errorf("requests %s\nwant     %s", got, want)
+	}
+	if sum.Retries != 2 || sum.Slowed["a.test"] == "" {
+		t.Errorf("summary: %d retries, slowed %v; want 2 and a reason for a.test", sum.Retries, sum.Slowed)
 	}
 }

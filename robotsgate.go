@@ -33,6 +33,7 @@ type robotsCache struct {
 type hostRobots struct {
 	group       *robots.Group
 	gap         time.Duration // the gap this host's rules ask for
+	gapWhy      string        // and why: "delay 1s", "Crawl-delay 10s"
 	expires     time.Time
 	retryAt     time.Time // unavailable: ask again then
 	unavailable bool      // no usable rules: fetch nothing but robots.txt
@@ -111,6 +112,10 @@ func (c *Crawler) rulesFromRecord(rec *frontier.RobotsRecord) *hostRobots {
 	r.group = rules.Group(c.cfg.Agent)
 	cd, ok := r.group.CrawlDelay()
 	r.gap = c.cfg.CrawlDelay.Apply(c.cfg.Delay, cd, ok)
+	r.gapWhy = fmt.Sprintf("delay %v", c.cfg.Delay)
+	if r.gap > c.cfg.Delay {
+		r.gapWhy = fmt.Sprintf("Crawl-delay %v", r.gap)
+	}
 	return r
 }
 

@@ -87,11 +87,16 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
 			return fail(errBudgetSpent)
 		}
-		end, err := c.fetchPage(ctx, item, u)
+		o, settled, err := c.fetchPage(ctx, item, u)
 		if err != nil {
 			return fail(err)
 		}
-		c.sched.Release(host, done+1, hostload.After(end, r.gap), hostload.ReasonDelay)
+		if settled {
+			done++
+		}
+		d := c.sched.Load(host, r.gap, r.gapWhy).Observe(o)
+		c.noteDecision(host, d)
+		c.sched.Release(host, done, d.Next, d.Reason)
 		return nil
 	}
 }
@@ -132,20 +137,25 @@ func (c *Crawler) settle(item *frontier.Item, u *url.URL, outcome string) error 
 }
 
 // fetchPage fetches one URL with the validators from its history, records the
-// exchange, admits the links it leads to and returns when the request ended.
-func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL) (time.Time, error) {
+// exchange and admits the links it leads to. It returns what the request
+// says of the host's load, and whether the URL is settled: a URL that met
+// an overloaded server or a failing network stays queued for another try,
+// up to MaxAttempts.
+func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL) (hostload.Outcome, bool, error) {
+	var o hostload.Outcome
 	canon := urlnorm.Canonical(u)
 	prev, err := c.store.History(canon)
 	if err != nil {
-		return time.Time{}, err
+		return o, false, err
 	}
 	req := fetch.Request{URL: u}
 	if prev != nil {
 		req.ETag, req.LastModified = prev.ETag, prev.LastModified
 	}
+	o.Start = time.Now()
 	res, ferr := c.client.Do(ctx, req)
 	if ctx.Err() != nil {
-		return time.Time{}, ctx.Err() // interrupted: the URL stays queued
+		return o, false, ctx.Err() // interrupted: the URL stays queued
 	}
 
 	h := &frontier.History{URL: item.URL}
@@ -156,18 +166,20 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	h.Pending = false
 	h.Visits++
 	h.Fetched = time.Now()
-	end := h.Fetched
+	o.End = h.Fetched
 	var links []frontier.Candidate
 
 	if ferr != nil {
 		kind := errorKind(ferr)
+		o.Failed = kind != "private-network" && kind != "other"
 		h.Outcome, h.Error = outcomeFailed, ferr.Error()
 		c.stats.update(func(s *Summary) { s.Requests++; s.Pages++; s.Errors[kind]++ })
 		c.cfg.Logger.Info("fetch failed", "url", item.URL, "err", ferr)
 	} else {
-		end = res.End
+		o.Start, o.End, o.Latency, o.Status = res.Start, res.End, res.TTFB, res.Status
+		o.RetryAfter = res.Header.Get("Retry-After")
 		if err := c.record(res, prev); err != nil {
-			return time.Time{}, err
+			return o, false, err
 		}
 		h.Status, h.Error = res.Status, ""
 		unchanged := res.NotModified && prev != nil
@@ -213,15 +225,33 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		})
 	}
 
+	if o.IsLoadSignal() && item.Attempts+1 < c.cfg.MaxAttempts {
+		c.stats.update(func(s *Summary) { s.Retries++ })
+		return o, false, c.store.Retry(item)
+	}
 	added, err := c.store.Apply(frontier.Update{Done: item, Canonical: canon, History: h, Add: links})
 	if err != nil {
-		return time.Time{}, err
+		return o, false, err
 	}
 	for host, n := range added {
 		c.sched.Add(host, n)
 	}
 	c.countDiscovered(added)
-	return end, nil
+	return o, true, nil
+}
+
+// noteDecision keeps, for the summary, why a host was last slowed below its
+// floor's pace.
+func (c *Crawler) noteDecision(host string, d hostload.Decision) {
+	if d.Reason != hostload.ReasonBackoff {
+		return
+	}
+	c.stats.update(func(s *Summary) {
+		if s.Slowed == nil {
+			s.Slowed = make(map[string]string)
+		}
+		s.Slowed[host] = d.Why
+	})
 }
 
 // follow returns the in-scope URLs a response leads to: the links of an HTML

@@ -207,6 +207,9 @@ func progressLine(p gentlecrawl.Progress, rate float64) string {
 	if n := p.Waiting[hostload.ReasonDelay]; n > 0 {
 		fmt.Fprintf(&b, ", %d waiting for their delay", n)
 	}
+	if n := p.Waiting[hostload.ReasonBackoff]; n > 0 {
+		fmt.Fprintf(&b, ", %d backing off", n)
+	}
 	if n := p.Waiting[hostload.ReasonRobots]; n > 0 {
 		fmt.Fprintf(&b, ", %d waiting for robots.txt", n)
 	}
@@ -245,6 +248,19 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	fmt.Fprintf(w, "  bytes received  %s on the wire, %s after decompression\n", byteSize(s.WireBytes), byteSize(s.BodyBytes))
 	if s.NotModified > 0 {
 		fmt.Fprintf(w, "  not modified    %d (304), saving the servers about %s\n", s.NotModified, byteSize(s.SavedBytes))
+	}
+	if s.Retries > 0 {
+		fmt.Fprintf(w, "  retried         %d fetches met an overloaded server or a failing network; tried again later\n", s.Retries)
+	}
+	if len(s.Slowed) > 0 {
+		hosts := make([]string, 0, len(s.Slowed))
+		for h := range s.Slowed {
+			hosts = append(hosts, h)
+		}
+		sort.Strings(hosts)
+		for _, h := range hosts {
+			fmt.Fprintf(w, "  slowed down     %s: %s\n", h, s.Slowed[h])
+		}
 	}
 	if s.Truncated > 0 {
 		fmt.Fprintf(w, "  truncated       %d bodies cut by a limit or a broken connection\n", s.Truncated)

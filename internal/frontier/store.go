@@ -32,9 +32,10 @@ var ErrIncompatible = errors.New("frontier: job directory was written by an inco
 
 // Entry is a URL waiting in a host's queue.
 type Entry struct {
-	URL     string `json:"u"`           // the URL as found, used for fetching
-	Depth   int    `json:"d,omitempty"` // links followed from a seed
-	Recrawl bool   `json:"r,omitempty"` // queued again by --recrawl
+	URL      string `json:"u"`           // the URL as found, used for fetching
+	Depth    int    `json:"d,omitempty"` // links followed from a seed
+	Recrawl  bool   `json:"r,omitempty"` // queued again by --recrawl
+	Attempts int    `json:"a,omitempty"` // earlier tries that the server or network failed
 }
 
 // Item is a queued Entry with its place in the store.
@@ -416,6 +417,22 @@ func (s *Store) enqueueLocked(b *pebble.Batch, c Candidate) error {
 	}
 	s.mu.seq++
 	return b.Set(queueKey(c.Host, s.mu.seq), v, nil)
+}
+
+// Retry keeps a visited URL at the head of its queue for another try, with
+// one more attempt counted.
+func (s *Store) Retry(item *Item) error {
+	item.Attempts++
+	v, err := json.Marshal(item.Entry)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.db.Set(item.key, v, pebble.NoSync); err != nil {
+		return fmt.Errorf("frontier: write: %w", err)
+	}
+	return nil
 }
 
 // Sync makes every committed change durable on disk (commits are written to

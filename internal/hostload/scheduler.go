@@ -17,8 +17,9 @@ type Reason string
 
 // Reasons a parked host waits.
 const (
-	ReasonDelay  Reason = "delay"  // the gap after its last request (--delay, Crawl-delay)
-	ReasonRobots Reason = "robots" // robots.txt unavailable; retried later
+	ReasonDelay   Reason = "delay"   // the gap after its last request (--delay, Crawl-delay)
+	ReasonRobots  Reason = "robots"  // robots.txt unavailable; retried later
+	ReasonBackoff Reason = "backoff" // the host is struggling: slow answers, errors, Retry-After
 )
 
 // Scheduler hands out hosts to workers: at most one worker holds a host at a
@@ -33,8 +34,9 @@ const (
 // Scheduler is safe for concurrent use. Its zero value is not usable; create
 // it with NewScheduler.
 type Scheduler struct {
-	wake chan struct{}
-	mu   struct {
+	loadCfg LoadConfig
+	wake    chan struct{}
+	mu      struct {
 		sync.Mutex
 		hosts    map[string]*hostState // every host with work, held, or waiting
 		idle     map[string]*hostState // hosts with no work whose gap has not yet passed
@@ -56,11 +58,12 @@ type hostState struct {
 	held     bool
 	index    int    // in the heap, -1 when not parked
 	order    uint64 // parking order: hosts due at the same time go first in, first out
+	load     *Load  // how the host copes; used by its holder only
 }
 
-// NewScheduler returns an empty scheduler.
-func NewScheduler() *Scheduler {
-	s := &Scheduler{wake: make(chan struct{}, 1)}
+// NewScheduler returns an empty scheduler whose hosts follow cfg.
+func NewScheduler(cfg LoadConfig) *Scheduler {
+	s := &Scheduler{loadCfg: cfg.withDefaults(), wake: make(chan struct{}, 1)}
 	s.mu.hosts = make(map[string]*hostState)
 	s.mu.idle = make(map[string]*hostState)
 	return s
@@ -252,6 +255,35 @@ func (s *Scheduler) TryAcquire(host string) (ok bool, retry time.Time) {
 	return true, time.Time{}
 }
 
+// Load returns the load state of a host the caller holds, creating it with
+// the given floor, or updating the floor of the existing one. Only the
+// holder of a host may use its Load.
+func (s *Scheduler) Load(host string, floor time.Duration, why string) *Load {
+	s.mu.Lock()
+	h := s.mu.hosts[host]
+	if h == nil || !h.held {
+		s.mu.Unlock()
+		panic("hostload: Load of a host that is not held: " + host)
+	}
+	l := h.load
+	if l == nil {
+		l = NewLoad(s.loadCfg, floor, why, hashString(host))
+		h.load = l
+	}
+	s.mu.Unlock()
+	l.SetFloor(floor, why)
+	return l
+}
+
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
 // Snapshot counts hosts by state.
 type Snapshot struct {
 	Held    int            // being fetched now
@@ -310,9 +342,10 @@ func (h *hostHeap) Pop() any {
 
 // After returns the earliest start of the next request to a host whose last
 // request ended at end, for a gap of gap. It adds a margin of 2% (at least
-// 10 ms, at most 200 ms): the server finishes its side of a request — and
-// stamps its log — after the crawler has read the last byte, so a site owner
-// measuring gaps in the access log would otherwise see them a little short.
+// 30 ms, at most 200 ms): the server finishes its side of a request — and
+// stamps its log — after the crawler has read the last byte, and on a busy
+// server that lag reaches milliseconds, so a site owner measuring gaps in
+// the access log would otherwise see them a little short.
 func After(end time.Time, gap time.Duration) time.Time {
-	return end.Add(gap + min(max(gap/50, 10*time.Millisecond), 200*time.Millisecond))
+	return end.Add(gap + min(max(gap/50, 30*time.Millisecond), 200*time.Millisecond))
 }

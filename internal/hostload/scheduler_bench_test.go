@@ -16,7 +16,7 @@ const benchHosts = 100_000
 // queued and parked until next.
 func parkedScheduler(b *testing.B, n int, next func(i int) time.Time) (*Scheduler, []string) {
 	b.Helper()
-	s := NewScheduler()
+	s := NewScheduler(LoadConfig{})
 	hosts := make([]string, n)
 	for i := range hosts {
 		hosts[i] = "https://host" + strconv.Itoa(i) + ".example"
@@ -110,7 +110,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 // the cost of the waiting path, timer included, which the due path avoids.
 func BenchmarkAcquireWait(b *testing.B) {
 	ctx := context.Background()
-	s := NewScheduler()
+	s := NewScheduler(LoadConfig{})
 	s.Add("https://only.example", 1<<30)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -16,7 +16,7 @@ import (
 // never a gap below the host's delay, and no worker idle while a host is due.
 func TestSchedulerTimeline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewScheduler()
+		s := NewScheduler(LoadConfig{})
 		gaps := map[string]time.Duration{"a": time.Second, "b": 2 * time.Second, "c": 500 * time.Millisecond}
 		for _, h := range []string{"a", "b", "c"} {
 			s.Add(h, 3)
@@ -65,7 +65,7 @@ func TestSchedulerTimeline(t *testing.T) {
 
 func TestSchedulerDeferredHostsDoNotKeepCrawlAlive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewScheduler()
+		s := NewScheduler(LoadConfig{})
 		s.Add("broken", 5)
 		s.Add("fine", 1)
 		seen := map[string]int{}
@@ -93,7 +93,7 @@ func TestSchedulerDeferredHostsDoNotKeepCrawlAlive(t *testing.T) {
 
 func TestSchedulerDeferredRetriedWhileCrawlGoesOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewScheduler()
+		s := NewScheduler(LoadConfig{})
 		s.Add("broken", 1)
 		s.Add("slow", 3)
 		var order []string
@@ -121,7 +121,7 @@ func TestSchedulerDeferredRetriedWhileCrawlGoesOn(t *testing.T) {
 
 func TestSchedulerAcquireHonoursContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewScheduler()
+		s := NewScheduler(LoadConfig{})
 		s.Add("a", 2)
 		h, _ := s.Acquire(t.Context())
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
@@ -142,7 +142,7 @@ func TestSchedulerAcquireHonoursContext(t *testing.T) {
 // next allowed time; a URL found for it a moment later waits for the gap.
 func TestSchedulerRemembersGapOfIdleHost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewScheduler()
+		s := NewScheduler(LoadConfig{})
 		s.Add("a", 1)
 		s.Add("b", 1)
 		h, _ := s.Acquire(t.Context())
@@ -164,7 +164,7 @@ func TestSchedulerRemembersGapOfIdleHost(t *testing.T) {
 
 func TestSchedulerTryAcquire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewScheduler()
+		s := NewScheduler(LoadConfig{})
 		s.Add("a", 1)
 		if ok, _ := s.TryAcquire("elsewhere"); !ok {
 			t.Fatal("an unknown host should be free")

@@ -1,0 +1,168 @@
+package hostload
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// drive feeds outcomes one after another, each starting when the previous
+// decision allows and lasting lat, and returns the gaps decided.
+func drive(l *Load, start time.Time, outs []Outcome) (gaps []time.Duration, whys []string, end time.Time) {
+	at := start
+	for _, o := range outs {
+		lat := o.Latency
+		o.Start, o.End = at, at.Add(lat)
+		d := l.Observe(o)
+		gaps = append(gaps, d.Next.Sub(o.End))
+		whys = append(whys, d.Why)
+		at = d.Next
+	}
+	return gaps, whys, at
+}
+
+func ok(lat time.Duration, n int) []Outcome {
+	out := make([]Outcome, n)
+	for i := range out {
+		out[i] = Outcome{Status: 200, Latency: lat}
+	}
+	return out
+}
+
+func TestLoadStaysAtFloorWhileHealthy(t *testing.T) {
+	l := NewLoad(LoadConfig{}, time.Second, "delay 1s", 1)
+	gaps, whys, _ := drive(l, t0, ok(50*time.Millisecond, 50))
+	for i, g := range gaps {
+		if g != After(t0, time.Second).Sub(t0) {
+			t.Fatalf("request %d: gap %v (%s), want the floor", i, g, whys[i])
+		}
+	}
+	if whys[0] != "delay 1s" {
+		t.Errorf("why %q, want the floor's reason", whys[0])
+	}
+}
+
+func TestLoadNeverBelowFloor(t *testing.T) {
+	l := NewLoad(LoadConfig{}, 10*time.Second, "Crawl-delay 10s", 1)
+	outs := append(ok(20*time.Millisecond, 10), Outcome{Status: 503}, Outcome{Status: 200, Latency: 5 * time.Second})
+	outs = append(outs, ok(10*time.Millisecond, 200)...)
+	gaps, whys, _ := drive(l, t0, outs)
+	for i, g := range gaps {
+		if g < 10*time.Second {
+			t.Fatalf("request %d: gap %v below the Crawl-delay (%s)", i, g, whys[i])
+		}
+	}
+	if l.Gap() != 10*time.Second {
+		t.Errorf("after recovery the gap is %v, want back at the floor", l.Gap())
+	}
+}
+
+func TestLoadWidensOnSlowResponsesAndRecovers(t *testing.T) {
+	l := NewLoad(LoadConfig{}, 200*time.Millisecond, "delay", 1)
+	drive(l, t0, ok(40*time.Millisecond, 20))
+	if l.Baseline() != 40*time.Millisecond {
+		t.Fatalf("baseline %v", l.Baseline())
+	}
+	gaps, whys, at := drive(l, t0.Add(time.Minute), ok(400*time.Millisecond, 6))
+	last := gaps[len(gaps)-1]
+	if last < 400*time.Millisecond || !strings.Contains(whys[len(whys)-1], "baseline") {
+		t.Fatalf("after slow responses the gap is %v (%s); want it widened and explained", last, whys[len(whys)-1])
+	}
+	// Healthy again: the gap comes back to the floor step by step, not at once.
+	gaps, _, _ = drive(l, at, ok(40*time.Millisecond, 100))
+	if gaps[0] <= After(t0, 200*time.Millisecond).Sub(t0) {
+		t.Errorf("first healthy response went straight back to the floor: recovery must be gradual")
+	}
+	if l.Gap() != 200*time.Millisecond {
+		t.Errorf("after 100 healthy responses the gap is %v, want the floor", l.Gap())
+	}
+}
+
+func TestLoadErrorsBackOffButNotFor404(t *testing.T) {
+	l := NewLoad(LoadConfig{}, time.Second, "delay", 1)
+	drive(l, t0, []Outcome{{Status: 404, Latency: 10 * time.Millisecond}, {Status: 403}, {Status: 410}})
+	if l.Gap() != time.Second {
+		t.Fatalf("404/403/410 widened the gap to %v: they are answers, not load", l.Gap())
+	}
+	for _, status := range []int{429, 500, 502, 503, 504, 0} {
+		l := NewLoad(LoadConfig{}, time.Second, "delay", 1)
+		o := Outcome{Status: status, Failed: status == 0}
+		drive(l, t0, []Outcome{o})
+		if l.Gap() < 1800*time.Millisecond {
+			t.Errorf("status %d: gap %v, want about doubled", status, l.Gap())
+		}
+	}
+}
+
+func TestLoadRetryAfter(t *testing.T) {
+	l := NewLoad(LoadConfig{}, time.Second, "delay", 1)
+	o := Outcome{Start: t0, End: t0, Status: 503, RetryAfter: "120"}
+	d := l.Observe(o)
+	if d.Next != t0.Add(120*time.Second) || !strings.Contains(d.Why, "Retry-After") || d.Reason != ReasonBackoff {
+		t.Errorf("next %v (%s, %s), want 120s later", d.Next.Sub(t0), d.Why, d.Reason)
+	}
+	// An HTTP-date.
+	l = NewLoad(LoadConfig{}, time.Second, "delay", 1)
+	o.RetryAfter = t0.Add(90 * time.Second).Format(time.RFC1123)
+	if d := l.Observe(o); d.Next != t0.Add(90*time.Second) {
+		t.Errorf("HTTP-date Retry-After: next %v, want 90s", d.Next.Sub(t0))
+	}
+	// Clamped, and said so.
+	l = NewLoad(LoadConfig{RetryAfterMax: time.Hour}, time.Second, "delay", 1)
+	o.RetryAfter = "86400"
+	d = l.Observe(o)
+	if d.Next != t0.Add(time.Hour) || !strings.Contains(d.Why, "clamped") {
+		t.Errorf("Retry-After 1 day: next %v (%s), want 1h and the clamp reported", d.Next.Sub(t0), d.Why)
+	}
+}
+
+func TestLoadPausesAFailingHost(t *testing.T) {
+	l := NewLoad(LoadConfig{PauseAfter: 3, PauseBase: 30 * time.Second, PauseMax: 10 * time.Minute}, time.Second, "delay", 1)
+	var pauses []time.Duration
+	at := t0
+	for i := 0; i < 8; i++ {
+		d := l.Observe(Outcome{Start: at, End: at, Failed: true})
+		pauses = append(pauses, d.Next.Sub(at))
+		at = d.Next
+	}
+	want := []time.Duration{30 * time.Second, 60 * time.Second, 120 * time.Second, 240 * time.Second, 480 * time.Second, 600 * time.Second}
+	for i, w := range want {
+		if got := pauses[i+2]; got != w {
+			t.Errorf("failure %d: pause %v, want %v (all: %v)", i+3, got, w, pauses)
+		}
+	}
+	// Recovery is automatic: the pausing ends with the first good answer,
+	// and the rate climbs back to the floor's.
+	next := l.Observe(Outcome{Start: at, End: at, Status: 200, Latency: time.Millisecond}).Next
+	if next.Sub(at) > 2*time.Minute+time.Second {
+		t.Errorf("after a success the next request waits %v", next.Sub(at))
+	}
+	drive(l, next, ok(time.Millisecond, 30))
+	if l.Gap() != time.Second {
+		t.Errorf("after 30 good answers the gap is %v, want the floor", l.Gap())
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"0", 0, true},
+		{" 120 ", 120 * time.Second, true},
+		{"-5", 0, false},
+		{"soon", 0, false},
+		{"", 0, false},
+		{t0.Add(-time.Hour).Format(time.RFC1123), 0, true},                                // in the past: now
+		{t0.Add(time.Minute).Format("Monday, 02-Jan-06 15:04:05 MST"), time.Minute, true}, // RFC 850
+		{t0.Add(time.Minute).Format(time.ANSIC), time.Minute, true},
+	} {
+		got, ok := ParseRetryAfter(tt.in, t0)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
