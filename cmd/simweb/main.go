@@ -4,6 +4,14 @@
 //	simweb [--listen 127.0.0.1:8080] [--hosts 20] [--pages 30] [--seed 1]
 //	       [--crawl-delay 2s] [--latency 0] [--log FILE|-] [--loopback N]
 //	       [--print-connect-to]
+//	       [--capacity RPS] [--addr-capacity RPS] [--workers 1] [--queue 10]
+//	       [--slowdown 1] [--jitter 0] [--overload 503|429] [--retry-after DUR]
+//	       [--outage [HOST=]START+DUR]...
+//
+// With --capacity every host is a server of limited capacity that queues,
+// slows down and refuses requests (503 or 429 with Retry-After) when it is
+// overloaded; --outage scripts windows in which hosts answer only errors.
+// See simweb --help.
 //
 // On start it prints what a crawler needs to reach the hosts: the
 // --connect-to lines and an example gentlecrawl command.

@@ -33,9 +33,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		logPath    = fs.String("log", "", "write one JSON line per request to `FILE` (- for stdout)")
 		loopbackN  = fs.Int("loopback", 0, "also serve on `N` loopback addresses 127.0.0.2…, host i on address i%N")
 		printOnly  = fs.Bool("print-connect-to", false, "print one --connect-to line per host and exit")
+		load       loadFlags
 	)
+	load.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\n"+loadUsage+"\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -50,6 +52,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := simweb.Config{
 		Seed: *seed, Hosts: *hosts, PagesPerHost: *pages,
 		CrawlDelay: *crawlDelay, Latency: *latency,
+	}
+	if err := load.apply(&cfg, time.Now()); err != nil {
+		return err
 	}
 	switch *logPath {
 	case "":
@@ -73,6 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := load.checkHosts(web); err != nil {
+		return err
+	}
 	srv, err := web.Start(*listen)
 	if err != nil {
 		return err
@@ -94,14 +102,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	printBanner(stdout, web, srv, perHost, *loopbackN)
+	printBanner(stdout, web, srv, perHost, *loopbackN, &load)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "simweb: stopping")
 	return nil
 }
 
 // printBanner tells a crawler how to reach the web.
-func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int) {
+func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int, load *loadFlags) {
 	hosts := web.Hosts()
 	fmt.Fprintf(out, "simweb: serving %d hosts on http://%s\n", len(hosts), srv.Addr)
 	if loopbackN > 0 {
@@ -125,5 +133,6 @@ func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, lo
 		example = "--connect-to " + connect[0]
 	}
 	fmt.Fprintf(out, "example: gentlecrawl crawl --allow-private-networks %s http://%s/\n", example, hosts[0].Name)
+	load.describe(out)
 	fmt.Fprintln(out, "simweb: press Ctrl-C to stop")
 }

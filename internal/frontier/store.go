@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 )
 
 // FormatVersion is the layout of the keys and values in the store. A job
@@ -97,7 +98,17 @@ func Open(dir string, logger *slog.Logger) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	db, err := pebble.Open(dir, &pebble.Options{Logger: pebbleLogger{logger}})
+	cache := pebble.NewCache(64 << 20)
+	defer cache.Unref()
+	opts := &pebble.Options{Logger: pebbleLogger{logger}, Cache: cache}
+	// The seen-check is a Get of a key that is usually absent: without a
+	// filter each one searches every table (three quarters of admission
+	// time, measured). A bloom filter of 10 bits per key answers most of
+	// them from memory.
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open store: %w", err)
 	}

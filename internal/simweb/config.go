@@ -91,8 +91,25 @@ type Config struct {
 	// the request ends. Writes are serialized. The in-memory log
 	// (Web.Requests) is kept either way.
 	Log io.Writer
-	// Now is the clock of the request log. The default is time.Now.
+	// Now is the clock of the request log and of Outage windows. The
+	// default is time.Now (inside a testing/synctest bubble, the bubble's
+	// clock).
 	Now func() time.Time
+	// HostOptions, if non-nil, gives each host its options (capacity,
+	// outages, extra latency). New calls it once per host, with the
+	// host's index and name ("a.test"), and keeps a copy of the result.
+	// The default gives every host the zero HostOptions.
+	HostOptions func(index int, name string) HostOptions
+	// AddrCapacity, if non-nil, is the capacity of each server address:
+	// every local address that requests arrive on (a listener of Start,
+	// or one of the addresses of ServeLoopback, shared by hosts i, i+n,
+	// i+2n …) gets its own Model with this capacity, shared by all the
+	// hosts served there, so that per-IP limits can be measured. Requests
+	// without a local address (ServeHTTP called directly) share the Model
+	// of address "". A request takes a worker of its host's Capacity
+	// first, then one of its address's, and is served for the longer of
+	// the two service times. Web.AddrModel returns these models.
+	AddrCapacity *Capacity
 }
 
 // errConfig prefixes every configuration error.
@@ -144,6 +161,13 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.AddrCapacity != nil {
+		c, err := cfg.AddrCapacity.withDefaults()
+		if err != nil {
+			return cfg, fmt.Errorf("%w (AddrCapacity)", err)
+		}
+		cfg.AddrCapacity = &c
 	}
 	return cfg, nil
 }

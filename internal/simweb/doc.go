@@ -21,6 +21,15 @@
 // order of requests. Host graphs are built lazily, so a Web with 10,000
 // hosts is cheap until its hosts are visited.
 //
+// Hosts can be made to struggle (Config.HostOptions): a Capacity gives a
+// host a server of limited workers whose latency grows with its queue and
+// which refuses with 503 or 429 and Retry-After when the queue is full;
+// Config.AddrCapacity does the same per server address, shared by the
+// hosts served there; an Outage answers only errors for a scripted
+// window. The Model behind a Capacity uses only timers, channels and a
+// mutex, so it — and a Web called through ServeHTTP without sockets —
+// runs on the simulated clock of a testing/synctest bubble.
+//
 // A Web is an http.Handler. Start serves it on one listener; ServeLoopback
 // serves it on several loopback addresses so that per-IP behaviour can be
 // tested; the cmd/simweb command runs it as a standalone server.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
@@ -50,4 +51,24 @@ func Example() {
 	// false
 	// true
 	// 3 requests logged
+}
+
+func ExampleCapacity() {
+	// 20 requests/s: one worker, 50 ms a request; five may wait, the
+	// sixth is told to come back in two minutes; a saturated server
+	// takes twice as long per request.
+	c := simweb.Capacity{
+		Workers: 1, ServiceTime: 50 * time.Millisecond, SlowdownAtSaturation: 2,
+		QueueLimit: 5, OverloadStatus: http.StatusTooManyRequests, RetryAfter: 2 * time.Minute,
+	}
+	fmt.Println(c.Rate(), "requests/s")
+	m, err := simweb.NewModel(c)
+	if err != nil {
+		panic(err)
+	}
+	res, _ := m.Serve(context.Background()) // alone: served after 50 ms
+	fmt.Println(res.Status, res.Wait, res.Service, m.Stats().Served)
+	// Output:
+	// 20 requests/s
+	// 200 0s 50ms 1
 }

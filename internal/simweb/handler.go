@@ -17,7 +17,7 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.begin()
 	e := newLogEntry(r, w.cfg.Now())
 	cw := &countingWriter{ResponseWriter: rw}
-	w.serve(cw, r)
+	e.Wait = w.serve(cw, r)
 	cw.flush()
 	e.End = w.cfg.Now()
 	e.Status = cw.status
@@ -26,37 +26,108 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.record(e)
 }
 
-// serve is the request pipeline: latency, host, address, method, then the
-// robots files or a resource.
-func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
-	if !sleep(r.Context(), w.cfg.Latency) {
-		return // client gone; nothing to answer
-	}
+// serve is the request pipeline: host, latency, address, outage,
+// capacity, method, then the robots files or a resource. It returns the
+// time the request waited for workers.
+func (w *Web) serve(rw http.ResponseWriter, r *http.Request) time.Duration {
 	h := w.Host(r.Host)
+	latency := w.cfg.Latency
+	if h != nil {
+		latency += h.opts.Latency
+	}
+	if !sleep(r.Context(), latency) {
+		return 0 // client gone; nothing to answer
+	}
 	if h == nil {
 		writeSmall(rw, r, http.StatusNotFound, "text/html; charset=utf-8", notFoundPage("unknown host"))
-		return
+		return 0
 	}
-	if addr, wrong := w.misdirected(h, r); wrong {
-		writeSmall(rw, r, http.StatusMisdirectedRequest, "text/plain; charset=utf-8", "misdirected request: "+h.Name+" is served on "+addr+"\n")
-		return
+	local, assigned, wrong := w.misdirected(h, r)
+	if wrong {
+		writeSmall(rw, r, http.StatusMisdirectedRequest, "text/plain; charset=utf-8", "misdirected request: "+h.Name+" is served on "+assigned+"\n")
+		return 0
+	}
+	if o, ok := activeOutage(h.opts.Outages, w.cfg.Now()); ok {
+		w.refuse(rw, r, h, o.Status, o.RetryAfter, "outage")
+		return 0
+	}
+	wait, ok := w.work(rw, r, h, local)
+	if !ok {
+		return wait
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		rw.Header().Set("Allow", "GET, HEAD")
 		writeSmall(rw, r, http.StatusMethodNotAllowed, "text/plain; charset=utf-8", "method not allowed\n")
-		return
+		return wait
 	}
 	path := r.URL.RequestURI()
 	if path == robotsPath || (h.opts.profile == ProfileRedirect && path == robotsMovedPath) {
 		h.serveRobots(rw, r, path)
-		return
+		return wait
 	}
 	i, ok := h.skeleton().byPath[path]
 	if !ok {
 		writeSmall(rw, r, http.StatusNotFound, "text/html; charset=utf-8", notFoundPage("no such page"))
-		return
+		return wait
 	}
 	h.serveResource(rw, r, i)
+	return wait
+}
+
+// work takes r through the Model of its host and then that of its local
+// address, if they exist: it waits for a worker of each, then for the
+// longer of their service times. It reports whether r was served; if not,
+// it has written the refusal, or the client has gone away. It returns the
+// time spent waiting for workers.
+func (w *Web) work(rw http.ResponseWriter, r *http.Request, h *Host, local string) (time.Duration, bool) {
+	ctx := r.Context()
+	var (
+		held [2]struct {
+			m *Model
+			t ticket
+		}
+		n    int
+		wait time.Duration
+	)
+	releaseAll := func(how int) {
+		for i := n - 1; i >= 0; i-- {
+			held[i].m.release(held[i].t, how)
+		}
+	}
+	for _, m := range [2]*Model{h.opts.model, w.AddrModel(local)} {
+		if m == nil {
+			continue
+		}
+		t, res, err := m.admit(ctx)
+		if err != nil {
+			releaseAll(releaseAbandoned)
+			return wait, false
+		}
+		wait += res.Wait
+		if res.Status != http.StatusOK {
+			releaseAll(releaseReturned)
+			w.refuse(rw, r, h, res.Status, res.RetryAfter, "over capacity")
+			return wait, false
+		}
+		held[n].m, held[n].t = m, t
+		n++
+	}
+	var svc time.Duration
+	for i := range n {
+		svc = max(svc, held[i].t.svc)
+	}
+	if !sleep(ctx, svc) {
+		releaseAll(releaseAbandoned)
+		return wait, false
+	}
+	releaseAll(releaseServed)
+	return wait, true
+}
+
+// refuse answers r with an error status and Retry-After.
+func (w *Web) refuse(rw http.ResponseWriter, r *http.Request, h *Host, status int, retryAfter time.Duration, why string) {
+	setRetryAfter(rw.Header(), retryAfter, w.cfg.Now(), h.opts.RetryAfterDate)
+	writeSmall(rw, r, status, "text/plain; charset=utf-8", strconv.Itoa(status)+" "+http.StatusText(status)+": "+h.Name+" "+why+"\n")
 }
 
 // sleep waits for d or until ctx is done; it reports whether d passed.
@@ -74,20 +145,20 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// misdirected reports whether r reached one of the loopback addresses of
-// ServeLoopback other than the one assigned to h (RFC 9110 §15.5.20),
-// and if so which address is h's.
-func (w *Web) misdirected(h *Host, r *http.Request) (string, bool) {
+// misdirected returns the local address r arrived on ("" when unknown)
+// and reports whether it is one of the loopback addresses of ServeLoopback
+// other than the one assigned to h (RFC 9110 §15.5.20), and if so which
+// address is h's.
+func (w *Web) misdirected(h *Host, r *http.Request) (local, assigned string, wrong bool) {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		local = a.String()
+	}
 	lb := w.loop.Load()
-	if lb == nil {
-		return "", false
+	if lb == nil || local == "" {
+		return local, "", false
 	}
-	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return "", false
-	}
-	local, assigned := a.String(), lb.addrs[h.index%len(lb.addrs)]
-	return assigned, lb.serves[local] && local != assigned
+	assigned = lb.addrs[h.index%len(lb.addrs)]
+	return local, assigned, lb.serves[local] && local != assigned
 }
 
 func (h *Host) serveRobots(rw http.ResponseWriter, r *http.Request, path string) {

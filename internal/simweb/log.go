@@ -20,7 +20,9 @@ type LogEntry struct {
 	Host   string `json:"host"` // the Host header as sent
 	Path   string `json:"path"` // r.URL.RequestURI()
 	// Status is the response status, or 0 when the client went away
-	// before the answer (during Config.Latency).
+	// before the answer (during the latency, or while waiting for or
+	// holding a worker of a Capacity). Refusals of a Capacity or an
+	// Outage are logged with their status (503, 429 …).
 	Status int    `json:"status"`
 	Bytes  int64  `json:"bytes"` // body bytes written, after compression
 	Remote string `json:"remote"`
@@ -36,6 +38,10 @@ type LogEntry struct {
 	IfNoneMatch     string `json:"if_none_match"`
 	IfModifiedSince string `json:"if_modified_since"`
 	Cookie          string `json:"cookie"` // a polite crawler sends none
+
+	// Wait is the time the request waited for a worker of a Capacity
+	// (host and address), in nanoseconds in JSON; 0 without one.
+	Wait time.Duration `json:"wait_ns,omitempty"`
 }
 
 // Requests returns a copy of the request log, in order of completion.

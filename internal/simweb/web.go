@@ -1,6 +1,8 @@
 package simweb
 
 import (
+	"fmt"
+	"hash/fnv"
 	"net"
 	"strings"
 	"sync"
@@ -16,6 +18,11 @@ type Web struct {
 	byName map[string]*Host
 	cache  *bodyCache
 	loop   atomic.Pointer[loopback] // set by ServeLoopback
+
+	addrModels struct {
+		sync.Mutex
+		m map[string]*Model // by local address; see Config.AddrCapacity
+	}
 
 	log struct {
 		sync.Mutex
@@ -45,12 +52,13 @@ type Host struct {
 	grph      *graph
 }
 
-// hostOptions are the per-host behaviours of the server. Today they come
-// from the profile and Config; behaviours such as overload or URL traps
-// belong here.
+// hostOptions are the per-host behaviours of the server: from the
+// profile, Config and Config.HostOptions.
 type hostOptions struct {
 	profile    Profile
 	crawlDelay string // seconds, as written in robots.txt
+	HostOptions
+	model *Model // of HostOptions.Capacity; nil without one
 }
 
 // New returns the web described by cfg. It is cheap even for many hosts:
@@ -74,6 +82,20 @@ func New(cfg Config) (*Web, error) {
 			web:     w,
 			index:   i,
 			opts:    hostOptions{profile: p, crawlDelay: formatSeconds(cfg.CrawlDelay)},
+		}
+		if cfg.HostOptions != nil {
+			o, err := cfg.HostOptions(i, h.Name).withDefaults()
+			if err != nil {
+				return nil, fmt.Errorf("%w (host %s)", err, h.Name)
+			}
+			h.opts.HostOptions = o
+			if o.Capacity != nil {
+				c := *o.Capacity
+				c.Seed ^= uint64(cfg.Seed)<<32 ^ uint64(i) // jitter differs per host
+				if h.opts.model, err = NewModel(c); err != nil {
+					return nil, fmt.Errorf("%w (host %s)", err, h.Name)
+				}
+			}
 		}
 		w.hosts[i] = h
 		w.byName[h.Name] = h
@@ -107,4 +129,44 @@ func (h *Host) skeleton() *skeleton {
 func (h *Host) graph() *graph {
 	h.graphOnce.Do(func() { h.grph = h.buildGraph() })
 	return h.grph
+}
+
+// Options returns a copy of the options the host was given by
+// Config.HostOptions, with defaults filled in.
+func (h *Host) Options() HostOptions {
+	o := h.opts.HostOptions
+	if o.Capacity != nil {
+		c := *o.Capacity
+		o.Capacity = &c
+	}
+	o.Outages = append([]Outage(nil), o.Outages...)
+	return o
+}
+
+// Model returns the host's capacity Model, or nil when it has no Capacity.
+func (h *Host) Model() *Model { return h.opts.model }
+
+// AddrModel returns the Model of Config.AddrCapacity for requests arriving
+// on the local address addr ("127.0.0.2:8080", as in LogEntry.Local; ""
+// for requests without one), creating it if no request has arrived there
+// yet. It returns nil when Config.AddrCapacity is nil.
+func (w *Web) AddrModel(addr string) *Model {
+	if w.cfg.AddrCapacity == nil {
+		return nil
+	}
+	w.addrModels.Lock()
+	defer w.addrModels.Unlock()
+	if m := w.addrModels.m[addr]; m != nil {
+		return m
+	}
+	if w.addrModels.m == nil {
+		w.addrModels.m = make(map[string]*Model)
+	}
+	c := *w.cfg.AddrCapacity
+	f := fnv.New64a()
+	f.Write([]byte(addr))
+	c.Seed ^= uint64(w.cfg.Seed)<<32 ^ f.Sum64()
+	m, _ := NewModel(c) // validated by New
+	w.addrModels.m[addr] = m
+	return m
 }

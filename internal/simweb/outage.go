@@ -1,0 +1,123 @@
+package simweb
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Outage is a scripted window [Start, Start+Duration) on the Web's clock
+// (Config.Now) during which a host answers every request at once, robots.txt
+// included, with Status and Retry-After — for example 503 with
+// Retry-After: 120 for five minutes. An outage answers before the host's
+// Capacity is consulted, as a load balancer's maintenance page would, so
+// it uses no worker.
+type Outage struct {
+	// Start is the first instant of the window. Inside a testing/synctest
+	// bubble write it from the bubble's clock, e.g.
+	// time.Now().Add(30*time.Second).
+	Start time.Time
+	// Duration is the length of the window; it must be positive.
+	Duration time.Duration
+	// Status is the answer, 400..599. The default (0) means 503.
+	Status int
+	// RetryAfter is announced with every answer (in whole seconds, rounded
+	// up). The default (0) sends no Retry-After.
+	RetryAfter time.Duration
+}
+
+// End returns the first instant after the window.
+func (o Outage) End() time.Time { return o.Start.Add(o.Duration) }
+
+// Active reports whether now is inside the window: Start ≤ now < End.
+func (o Outage) Active(now time.Time) bool {
+	return !now.Before(o.Start) && now.Before(o.End())
+}
+
+// withDefaults returns o with its defaults filled in, or an error wrapping
+// errConfig.
+func (o Outage) withDefaults() (Outage, error) {
+	if o.Duration <= 0 {
+		return o, fmt.Errorf("%w: Outage.Duration %v is not positive", errConfig, o.Duration)
+	}
+	if o.RetryAfter < 0 {
+		return o, fmt.Errorf("%w: negative Outage.RetryAfter %v", errConfig, o.RetryAfter)
+	}
+	var err error
+	o.Status, err = errorStatus("Outage.Status", o.Status)
+	return o, err
+}
+
+// activeOutage returns the first of outs active at now.
+func activeOutage(outs []Outage, now time.Time) (Outage, bool) {
+	for _, o := range outs {
+		if o.Active(now) {
+			return o, true
+		}
+	}
+	return Outage{}, false
+}
+
+// HostOptions are the per-host behaviours of a Web beyond its robots.txt
+// profile. The zero value changes nothing.
+type HostOptions struct {
+	// Latency is added to Config.Latency for this host's requests: a fixed
+	// delay before the request reaches the host's workers, like a long
+	// network path. The default is 0.
+	Latency time.Duration
+	// Capacity, if non-nil, is the host's server: its requests, robots.txt
+	// included (a real server's robots.txt shares its capacity), queue for
+	// its workers and are refused when its queue is full. See Capacity.
+	Capacity *Capacity
+	// Outages are windows during which the host answers every request
+	// with an error; the first active one applies.
+	Outages []Outage
+	// RetryAfterDate writes Retry-After as an HTTP-date (the Web's clock
+	// plus the delay, rounded up to the second) instead of as seconds
+	// (RFC 9110 §10.2.3 allows both).
+	RetryAfterDate bool
+}
+
+// withDefaults validates o and returns a copy that shares nothing with
+// the caller's.
+func (o HostOptions) withDefaults() (HostOptions, error) {
+	if o.Latency < 0 {
+		return o, fmt.Errorf("%w: negative Latency %v", errConfig, o.Latency)
+	}
+	if o.Capacity != nil {
+		c, err := o.Capacity.withDefaults()
+		if err != nil {
+			return o, err
+		}
+		o.Capacity = &c
+	}
+	outs := make([]Outage, len(o.Outages))
+	for i, out := range o.Outages {
+		var err error
+		if outs[i], err = out.withDefaults(); err != nil {
+			return o, err
+		}
+	}
+	o.Outages = outs
+	return o, nil
+}
+
+// setRetryAfter sets the Retry-After header for a delay d (none for d ≤ 0):
+// seconds rounded up, or an HTTP-date if asDate.
+func setRetryAfter(h http.Header, d time.Duration, now time.Time, asDate bool) {
+	if d <= 0 {
+		return
+	}
+	secs := int64((d + time.Second - 1) / time.Second)
+	if asDate {
+		// Rounded up so that the date never announces less than d.
+		at := now.Add(d)
+		if t := at.Truncate(time.Second); t.Before(at) {
+			at = t.Add(time.Second)
+		}
+		h.Set("Retry-After", at.UTC().Format(http.TimeFormat))
+		return
+	}
+	h.Set("Retry-After", strconv.FormatInt(secs, 10))
+}
