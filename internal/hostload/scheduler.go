@@ -341,11 +341,16 @@ func (h *hostHeap) Pop() any {
 }
 
 // After returns the earliest start of the next request to a host whose last
-// request ended at end, for a gap of gap. It adds a margin of 2% (at least
-// 30 ms, at most 200 ms): the server finishes its side of a request — and
-// stamps its log — after the crawler has read the last byte, and on a busy
-// server that lag reaches milliseconds, so a site owner measuring gaps in
-// the access log would otherwise see them a little short.
+// request ended at end, for a gap of gap. It adds a margin: the server
+// finishes its side of a request — and stamps its log — after the crawler
+// has read the last byte, and on a busy server that lag reaches milliseconds,
+// so a site owner measuring gaps in the access log would otherwise see them
+// a little short. The margin is 2% of the gap, at least 30 ms (or half the
+// gap, for gaps under 60 ms) and at most 200 ms; no gap, no margin.
 func After(end time.Time, gap time.Duration) time.Time {
-	return end.Add(gap + min(max(gap/50, 30*time.Millisecond), 200*time.Millisecond))
+	return end.Add(gap + margin(gap))
+}
+
+func margin(gap time.Duration) time.Duration {
+	return min(max(gap/50, min(30*time.Millisecond, gap/2)), 200*time.Millisecond)
 }

@@ -187,3 +187,19 @@ func TestSchedulerTryAcquire(t *testing.T) {
 		}
 	})
 }
+
+func TestMargin(t *testing.T) {
+	for _, tt := range []struct{ gap, want time.Duration }{
+		{0, 0},
+		{10 * time.Millisecond, 5 * time.Millisecond},
+		{100 * time.Millisecond, 30 * time.Millisecond},
+		{time.Second, 30 * time.Millisecond},
+		{5 * time.Second, 100 * time.Millisecond},
+		{10 * time.Second, 200 * time.Millisecond},
+		{time.Minute, 200 * time.Millisecond},
+	} {
+		if got := margin(tt.gap); got != tt.want {
+			t.Errorf("margin(%v) = %v, want %v", tt.gap, got, tt.want)
+		}
+	}
+}
