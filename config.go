@@ -75,6 +75,10 @@ type Config struct {
 	// up to RobotsTTL. Default 1 minute.
 	RobotsRetry time.Duration
 
+	// HostRules slow particular hosts down: a maximum rate until a date, or
+	// a slower pace during the site's busy hours.
+	HostRules []HostRule
+
 	// MaxAttempts is how many times a URL is tried when the server answers
 	// 429 or 5xx or the network fails; the host slows down between tries.
 	// Default 3.

@@ -415,3 +415,50 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		t.Errorf("summary: %d retries, slowed %v; want 2 and a reason for a.test", sum.Retries, sum.Slowed)
 	}
 }
+
+// TestHostRuleSlowsAHost: a per-host rule (a site owner's request to slow
+// down) widens the gap for that host only.
+func TestHostRuleSlowsAHost(t *testing.T) {
+	var mu sync.Mutex
+	starts := map[string][]time.Time{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		starts[r.Host] = append(starts[r.Host], time.Now())
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>`)
+	}))
+	defer srv.Close()
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://slow.test/", "http://fast.test/"},
+		Delay:                10 * time.Millisecond,
+		HostRules:            []gentlecrawl.HostRule{{Host: "slow.test", Delay: 300 * time.Millisecond}},
+		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
+		AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	slow := starts["slow.test"]
+	if len(slow) != 5 {
+		t.Fatalf("slow.test got %d requests, want 5", len(slow))
+	}
+	for i := 1; i < len(slow); i++ {
+		if gap := slow[i].Sub(slow[i-1]); gap < 300*time.Millisecond {
+			t.Errorf("slow.test request %d came %v after the previous one, want ≥ 300ms", i, gap)
+		}
+	}
+	fast := starts["fast.test"]
+	if d := fast[len(fast)-1].Sub(fast[0]); d >= 4*300*time.Millisecond {
+		t.Errorf("fast.test took %v for its requests: the rule should not apply to it", d)
+	}
+}

@@ -223,7 +223,8 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 		r.expires = rec.Expires
 	}
 	c.robots.set(origin, r)
-	return hostload.After(end, r.gap), nil
+	floor, _ := floorFor(c.cfg.HostRules, politenessKey(target), now, r.gap, r.gapWhy)
+	return hostload.After(end, floor), nil
 }
 
 func robotsURL(host string) *url.URL {

@@ -94,7 +94,8 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		if settled {
 			done++
 		}
-		d := c.sched.Load(host, r.gap, r.gapWhy).Observe(o)
+		floor, why := floorFor(c.cfg.HostRules, host, time.Now(), r.gap, r.gapWhy)
+		d := c.sched.Load(host, floor, why).Observe(o)
 		c.noteDecision(host, d)
 		c.sched.Release(host, done, d.Next, d.Reason)
 		return nil

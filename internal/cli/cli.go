@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
@@ -68,16 +69,30 @@ func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 // loadConfigFile sets, from a TOML file, every flag of fs that the command
 // line did not set. Keys are flag names ("delay = \"2s\"", "connect-to =
 // [\"a:80:127.0.0.1:8080\"]"); an unknown key is an error, so a typo is not
-// silently ignored.
-func loadConfigFile(fs *pflag.FlagSet, path string) error {
+// silently ignored. Tables [[host]] give per-host rules:
+//
+//	[[host]]
+//	name  = "shop.example.org"      # "*.example.org" for every subdomain
+//	delay = "10s"                   # at most one request per 10 s ...
+//	until = "2027-01-31"            # ... until this date (optional)
+//	hours = ["09:00-18:00 Europe/Warsaw 20s"]  # slower in the site's busy hours
+func loadConfigFile(fs *pflag.FlagSet, path string) ([]gentlecrawl.HostRule, error) {
 	var m map[string]any
 	if _, err := toml.DecodeFile(path, &m); err != nil {
-		return fmt.Errorf("--config %s: %w", path, err)
+		return nil, fmt.Errorf("--config %s: %w", path, err)
+	}
+	var rules []gentlecrawl.HostRule
+	if hosts, ok := m["host"]; ok {
+		delete(m, "host")
+		var err error
+		if rules, err = hostRules(hosts); err != nil {
+			return nil, fmt.Errorf("--config %s: %w", path, err)
+		}
 	}
 	for key, v := range m {
 		f := fs.Lookup(key)
 		if f == nil || key == "config" {
-			return fmt.Errorf("--config %s: unknown setting %q (settings are named like the flags)", path, key)
+			return nil, fmt.Errorf("--config %s: unknown setting %q (settings are named like the flags)", path, key)
 		}
 		if f.Changed {
 			continue // the command line wins
@@ -88,11 +103,60 @@ func loadConfigFile(fs *pflag.FlagSet, path string) error {
 		}
 		for _, x := range vals {
 			if err := fs.Set(key, fmt.Sprint(x)); err != nil {
-				return fmt.Errorf("--config %s: %s: %w", path, key, err)
+				return nil, fmt.Errorf("--config %s: %s: %w", path, key, err)
 			}
 		}
 	}
-	return nil
+	return rules, nil
+}
+
+// hostRules reads the [[host]] tables of a config file.
+func hostRules(v any) ([]gentlecrawl.HostRule, error) {
+	tables, ok := v.([]map[string]any)
+	if !ok {
+		return nil, errors.New("host: want [[host]] tables")
+	}
+	var rules []gentlecrawl.HostRule
+	for i, t := range tables {
+		var r gentlecrawl.HostRule
+		for key, val := range t {
+			s, isString := val.(string)
+			var err error
+			switch {
+			case key == "name" && isString:
+				r.Host = strings.ToLower(s)
+			case key == "delay" && isString:
+				r.Delay, err = time.ParseDuration(s)
+				if err == nil && r.Delay <= 0 {
+					err = errors.New("must be positive")
+				}
+			case key == "until" && isString:
+				r.Until, err = time.Parse("2006-01-02", s)
+			case key == "hours":
+				list, ok := val.([]any)
+				if !ok {
+					return nil, fmt.Errorf("host %d: hours: want a list of \"HH:MM-HH:MM [ZONE] DELAY\"", i+1)
+				}
+				for _, x := range list {
+					w, err := gentlecrawl.ParseHourWindow(fmt.Sprint(x))
+					if err != nil {
+						return nil, fmt.Errorf("host %d: %w", i+1, err)
+					}
+					r.Windows = append(r.Windows, w)
+				}
+			default:
+				return nil, fmt.Errorf("host %d: unknown or malformed setting %q (want name, delay, until, hours)", i+1, key)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("host %d: %s %q: %w", i+1, key, s, err)
+			}
+		}
+		if r.Host == "" {
+			return nil, fmt.Errorf("host %d: name is required", i+1)
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
 }
 
 // isTerminal reports whether w is a terminal, for the refreshed progress line.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -258,5 +259,42 @@ func TestResumeWithoutSeeds(t *testing.T) {
 	code, _, errs = run(t, common...)
 	if code == 0 || !strings.Contains(errs, "nothing to do") {
 		t.Errorf("third run: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestConfigFileHostRules(t *testing.T) {
+	dir := t.TempDir()
+	fs := newCrawlCmd(io.Discard, io.Discard).Flags()
+	write := func(s string) string {
+		p := filepath.Join(dir, "c.toml")
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	rules, err := loadConfigFile(fs, write(`
+delay = "2s"
+[[host]]
+name = "Shop.Example.org"
+delay = "10s"
+until = "2027-01-31"
+hours = ["09:00-18:00 UTC 20s"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 1 || rules[0].Host != "shop.example.org" || rules[0].Delay != 10*time.Second ||
+		rules[0].Until.IsZero() || len(rules[0].Windows) != 1 || rules[0].Windows[0].Delay != 20*time.Second {
+		t.Errorf("rules %+v", rules)
+	}
+	for _, bad := range []string{
+		"[[host]]\ndelay = \"10s\"\n",
+		"[[host]]\nname = \"a\"\ndelay = \"-1s\"\n",
+		"[[host]]\nname = \"a\"\nuntil = \"next week\"\n",
+		"[[host]]\nname = \"a\"\nhours = [\"all day\"]\n",
+		"[[host]]\nname = \"a\"\nrate = \"1/s\"\n",
+		"host = \"a\"\n",
+	} {
+		if _, err := loadConfigFile(newCrawlCmd(io.Discard, io.Discard).Flags(), write(bad)); err == nil {
+			t.Errorf("config %q accepted", bad)
+		}
 	}
 }

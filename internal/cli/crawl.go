@@ -49,8 +49,10 @@ All state is kept in --job DIR; running the same command again resumes an unfini
   gentlecrawl crawl --job jobs/local --allow-private-networks \
       --connect-to a.test:80:127.0.0.1:8080 http://a.test/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var rules []gentlecrawl.HostRule
 			if f.config != "" {
-				if err := loadConfigFile(cmd.Flags(), f.config); err != nil {
+				var err error
+				if rules, err = loadConfigFile(cmd.Flags(), f.config); err != nil {
 					return exitError{2, err}
 				}
 			}
@@ -58,6 +60,7 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 			if err != nil {
 				return exitError{2, err}
 			}
+			cfg.HostRules = rules
 			return runCrawl(cmd.Context(), cfg, stdout, stderr, f.quiet)
 		},
 	}
