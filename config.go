@@ -79,6 +79,10 @@ type Config struct {
 	// a slower pace during the site's busy hours.
 	HostRules []HostRule
 
+	// MaxPerAddr is how many requests may be in flight at once to one IP
+	// address over all its hosts (shared hosting). Default 2.
+	MaxPerAddr int
+
 	// MaxAttempts is how many times a URL is tried when the server answers
 	// 429 or 5xx or the network fails; the host slows down between tries.
 	// Default 3.

@@ -51,7 +51,7 @@ func New(cfg Config) (*Crawler, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Crawler{cfg: cfg, seeds: seeds, stats: newStats(), sched: hostload.NewScheduler(hostload.LoadConfig{})}
+	c := &Crawler{cfg: cfg, seeds: seeds, stats: newStats(), sched: hostload.NewScheduler(hostload.LoadConfig{MaxPerAddr: cfg.MaxPerAddr})}
 	c.robots.hosts = make(map[string]*hostRobots)
 	return c, nil
 }

@@ -315,3 +315,59 @@ func readWARC(t *testing.T, dir string) map[string]int {
 	}
 	return counts
 }
+
+// TestPerAddressLimit: hosts served from one IP address share it: never more
+// than two requests in flight to an address, whatever the hosts.
+func TestPerAddressLimit(t *testing.T) {
+	web, err := simweb.New(simweb.Config{Seed: 3, Hosts: 8, PagesPerHost: 4, Profiles: []simweb.Profile{simweb.ProfileNotFound}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.ServeLoopback(2, 0)
+	if err != nil {
+		t.Skip("cannot serve on 127.0.0.2 and 127.0.0.3:", err)
+	}
+	defer srv.Close()
+	var seeds []string
+	for _, h := range web.Hosts() {
+		seeds = append(seeds, h.URL("/"))
+	}
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: seeds, Delay: 10 * time.Millisecond,
+		ConnectTo: srv.ConnectTo(), AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	web.Drain(t.Context())
+	type event struct {
+		at    time.Time
+		delta int
+	}
+	byAddr := map[string][]event{}
+	for _, e := range web.Requests() {
+		byAddr[e.Local] = append(byAddr[e.Local], event{e.Start, +1}, event{e.End, -1})
+	}
+	if len(byAddr) != 2 {
+		t.Fatalf("requests reached %d addresses, want 2", len(byAddr))
+	}
+	for addr, evs := range byAddr {
+		sort.Slice(evs, func(i, j int) bool {
+			if evs[i].at.Equal(evs[j].at) {
+				return evs[i].delta < evs[j].delta // an end before a start at the same instant
+			}
+			return evs[i].at.Before(evs[j].at)
+		})
+		n, peak := 0, 0
+		for _, e := range evs {
+			n += e.delta
+			peak = max(peak, n)
+		}
+		if peak > 2 {
+			t.Errorf("%s: %d requests in flight at once, want at most 2", addr, peak)
+		}
+	}
+}

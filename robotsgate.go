@@ -3,6 +3,7 @@ package gentlecrawl
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"sort"
 	"sync"
@@ -145,6 +146,10 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 	}
 	if borrowed {
 		c.sched.Release(other, 0, hostload.After(end, c.cfg.Delay), hostload.ReasonDelay)
+	} else if res != nil {
+		if ip, _, err := net.SplitHostPort(res.RemoteAddr); err == nil {
+			c.sched.SetAddr(other, ip)
+		}
 	}
 	if ctx.Err() != nil {
 		return time.Time{}, ctx.Err()

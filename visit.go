@@ -95,6 +95,9 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 			done++
 		}
 		floor, why := floorFor(c.cfg.HostRules, host, time.Now(), r.gap, r.gapWhy)
+		if o.Addr != "" {
+			c.sched.SetAddr(host, o.Addr)
+		}
 		d := c.sched.Load(host, floor, why).Observe(o)
 		c.noteDecision(host, d)
 		c.sched.Release(host, done, d.Next, d.Reason)
@@ -179,6 +182,9 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	} else {
 		o.Start, o.End, o.Latency, o.Status = res.Start, res.End, res.TTFB, res.Status
 		o.RetryAfter = res.Header.Get("Retry-After")
+		if ip, _, err := net.SplitHostPort(res.RemoteAddr); err == nil {
+			o.Addr = ip
+		}
 		if err := c.record(res, prev); err != nil {
 			return o, false, err
 		}

@@ -23,6 +23,10 @@ type LoadConfig struct {
 	// PauseBase is the first pause; each further failure doubles it, up to
 	// PauseMax. Defaults 30 s and 1 hour.
 	PauseBase, PauseMax time.Duration
+	// MaxPerAddr is how many requests may be in flight at once to one IP
+	// address, whatever the hosts: sites on shared hosting share a server.
+	// It applies once a host's address is known. Default 2.
+	MaxPerAddr int
 	// Slow is how many times its baseline a host's recent response time must
 	// be to count as struggling. Default 2.
 	Slow float64
@@ -44,6 +48,9 @@ func (c LoadConfig) withDefaults() LoadConfig {
 	if c.PauseMax <= 0 {
 		c.PauseMax = time.Hour
 	}
+	if c.MaxPerAddr <= 0 {
+		c.MaxPerAddr = 2
+	}
 	if c.Slow <= 1 {
 		c.Slow = 2
 	}
@@ -62,6 +69,8 @@ type Outcome struct {
 	Failed bool
 	// RetryAfter is the raw Retry-After header, if any.
 	RetryAfter string
+	// Addr is the IP address the request reached, if known.
+	Addr string
 }
 
 // IsLoadSignal reports whether an outcome says the server is struggling.

@@ -20,6 +20,7 @@ const (
 	ReasonDelay   Reason = "delay"   // the gap after its last request (--delay, Crawl-delay)
 	ReasonRobots  Reason = "robots"  // robots.txt unavailable; retried later
 	ReasonBackoff Reason = "backoff" // the host is struggling: slow answers, errors, Retry-After
+	ReasonAddr    Reason = "address" // other hosts at the same IP address are being fetched
 )
 
 // Scheduler hands out hosts to workers: at most one worker holds a host at a
@@ -40,6 +41,8 @@ type Scheduler struct {
 		sync.Mutex
 		hosts    map[string]*hostState // every host with work, held, or waiting
 		idle     map[string]*hostState // hosts with no work whose gap has not yet passed
+		addrs    map[string]*addrState // addresses with requests in flight or hosts waiting
+		blocked  int                   // hosts in some addrState.waiting
 		swept    time.Time
 		parked   hostHeap
 		held     int
@@ -59,6 +62,15 @@ type hostState struct {
 	index    int    // in the heap, -1 when not parked
 	order    uint64 // parking order: hosts due at the same time go first in, first out
 	load     *Load  // how the host copes; used by its holder only
+	addr     string // the address the host was last reached at ("" unknown)
+	heldAddr string // the address counted for the current hold
+	blocked  bool   // due, but waiting for its address to be free
+}
+
+// addrState is what the hosts sharing one IP address have in flight.
+type addrState struct {
+	inFlight int
+	waiting  []*hostState // due hosts waiting for the address, first come first served
 }
 
 // NewScheduler returns an empty scheduler whose hosts follow cfg.
@@ -66,6 +78,7 @@ func NewScheduler(cfg LoadConfig) *Scheduler {
 	s := &Scheduler{loadCfg: cfg.withDefaults(), wake: make(chan struct{}, 1)}
 	s.mu.hosts = make(map[string]*hostState)
 	s.mu.idle = make(map[string]*hostState)
+	s.mu.addrs = make(map[string]*addrState)
 	return s
 }
 
@@ -92,7 +105,7 @@ func (s *Scheduler) Add(host string, n int) {
 	}
 	delete(s.mu.idle, host)
 	h.pending += n
-	if !h.held && h.index < 0 {
+	if !h.held && !h.blocked && h.index < 0 {
 		s.parkLocked(h)
 	}
 	s.notify()
@@ -130,23 +143,30 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 	}()
 	for {
 		s.mu.Lock()
-		if s.mu.held == 0 && s.mu.live == 0 {
+		if s.mu.held == 0 && s.mu.live == 0 && s.mu.blocked == 0 {
 			s.mu.Unlock()
 			s.notify() // let other waiters see it too
 			return "", ErrDone
 		}
 		var wait time.Duration = -1
-		if len(s.mu.parked) > 0 {
+		for len(s.mu.parked) > 0 {
 			h := s.mu.parked[0]
 			wait = time.Until(h.next)
-			if wait <= 0 {
-				s.unparkLocked(h)
-				h.held = true
-				h.deferred = false
-				s.mu.held++
-				s.mu.Unlock()
-				return h.key, nil
+			if wait > 0 {
+				break
 			}
+			s.unparkLocked(h)
+			if a := s.mu.addrs[h.addr]; h.addr != "" && a != nil && a.inFlight >= s.loadCfg.MaxPerAddr {
+				// Its address is busy with other hosts: wait in line there.
+				h.blocked = true
+				a.waiting = append(a.waiting, h)
+				s.mu.blocked++
+				wait = -1
+				continue
+			}
+			s.holdLocked(h)
+			s.mu.Unlock()
+			return h.key, nil
 		}
 		s.mu.Unlock()
 
@@ -165,6 +185,57 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 		case <-s.wake:
 		case <-tc:
 		}
+	}
+}
+
+// holdLocked marks h held, counting it against its address.
+func (s *Scheduler) holdLocked(h *hostState) {
+	h.held = true
+	h.deferred = false
+	s.mu.held++
+	h.heldAddr = h.addr
+	if h.addr != "" {
+		a := s.mu.addrs[h.addr]
+		if a == nil {
+			a = &addrState{}
+			s.mu.addrs[h.addr] = a
+		}
+		a.inFlight++
+	}
+}
+
+// unholdLocked ends h's hold and lets the first host waiting for its address
+// go back to the heap.
+func (s *Scheduler) unholdLocked(h *hostState) {
+	h.held = false
+	s.mu.held--
+	if h.heldAddr == "" {
+		return
+	}
+	key := h.heldAddr
+	a := s.mu.addrs[key]
+	h.heldAddr = ""
+	a.inFlight--
+	if len(a.waiting) > 0 {
+		w := a.waiting[0]
+		a.waiting[0] = nil
+		a.waiting = a.waiting[1:]
+		w.blocked = false
+		s.mu.blocked--
+		s.parkLocked(w)
+	}
+	if a.inFlight == 0 && len(a.waiting) == 0 {
+		delete(s.mu.addrs, key)
+	}
+}
+
+// SetAddr records the IP address a held host was reached at; from then on
+// it shares LoadConfig.MaxPerAddr with the other hosts at that address.
+func (s *Scheduler) SetAddr(host, addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.mu.hosts[host]; h != nil {
+		h.addr = addr
 	}
 }
 
@@ -189,8 +260,7 @@ func (s *Scheduler) release(host string, done int, next time.Time, reason Reason
 	if h == nil || !h.held {
 		panic("hostload: Release of a host that is not held: " + host)
 	}
-	h.held = false
-	s.mu.held--
+	s.unholdLocked(h)
 	h.pending -= done
 	if h.pending < 0 {
 		h.pending = 0
@@ -240,18 +310,19 @@ func (s *Scheduler) TryAcquire(host string) (ok bool, retry time.Time) {
 		s.mu.idle[host] = h
 	}
 	switch {
-	case h.held:
+	case h.held || h.blocked:
 		return false, now.Add(100 * time.Millisecond)
 	case h.next.After(now):
 		return false, h.next
+	}
+	if a := s.mu.addrs[h.addr]; h.addr != "" && a != nil && a.inFlight >= s.loadCfg.MaxPerAddr {
+		return false, now.Add(100 * time.Millisecond)
 	}
 	if h.index >= 0 {
 		s.unparkLocked(h)
 	}
 	delete(s.mu.idle, host)
-	h.held = true
-	h.deferred = false
-	s.mu.held++
+	s.holdLocked(h)
 	return true, time.Time{}
 }
 
@@ -300,6 +371,9 @@ func (s *Scheduler) Snapshot() Snapshot {
 	snap := Snapshot{Held: s.mu.held, Waiting: make(map[Reason]int)}
 	for _, h := range s.mu.hosts {
 		snap.Pending += h.pending
+	}
+	if s.mu.blocked > 0 {
+		snap.Waiting[ReasonAddr] = s.mu.blocked
 	}
 	for _, h := range s.mu.parked {
 		if h.next.After(now) {

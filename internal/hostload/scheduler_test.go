@@ -203,3 +203,60 @@ func TestMargin(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedulerSharesAnAddress: hosts at one IP address never have more than
+// MaxPerAddr requests in flight together; hosts elsewhere are not held up.
+func TestSchedulerSharesAnAddress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler(LoadConfig{})
+		shared := []string{"a", "b", "c", "d"}
+		for _, h := range append(shared, "elsewhere") {
+			s.Add(h, 3)
+		}
+		// First turns: addresses are learnt from the first requests.
+		for range 5 {
+			h, _ := s.Acquire(t.Context())
+			addr := "10.0.0.1"
+			if h == "elsewhere" {
+				addr = "10.0.0.2"
+			}
+			s.SetAddr(h, addr)
+			s.Release(h, 1, time.Now(), ReasonDelay)
+		}
+		var mu sync.Mutex
+		inFlight, maxShared, other := 0, 0, 0
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() {
+				for {
+					h, err := s.Acquire(t.Context())
+					if err != nil {
+						return
+					}
+					mu.Lock()
+					if h == "elsewhere" {
+						other++
+					} else {
+						inFlight++
+						maxShared = max(maxShared, inFlight)
+					}
+					mu.Unlock()
+					time.Sleep(100 * time.Millisecond)
+					mu.Lock()
+					if h != "elsewhere" {
+						inFlight--
+					}
+					mu.Unlock()
+					s.Release(h, 1, time.Now(), ReasonDelay)
+				}
+			})
+		}
+		wg.Wait()
+		if maxShared != 2 {
+			t.Errorf("at most %d requests in flight to the shared address, want exactly 2 (the default)", maxShared)
+		}
+		if other != 2 {
+			t.Errorf("the host at another address got %d turns, want 2", other)
+		}
+	})
+}
