@@ -39,6 +39,7 @@ type Crawler struct {
 	stats  *stats
 	robots robotsCache
 
+	resumed      bool         // the job had run before
 	pagesStarted atomic.Int64 // for MaxPages
 	stopReason   atomic.Value // string
 	running      atomic.Bool
@@ -88,7 +89,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		return nil, errors.New("nothing to do: no URLs are queued in this job (give seed URLs, or --recrawl to fetch its URLs again)")
 	}
 	for host, n := range pending {
-		c.sched.Add(host, n)
+		c.sched.AddAt(host, n, c.resumeAfter(host))
 	}
 	c.cfg.Logger.Info("crawl starting", "job", c.cfg.JobDir, "hosts", len(pending), "recrawl", c.cfg.Recrawl)
 
@@ -203,6 +204,7 @@ func (c *Crawler) rememberSeeds() error {
 		return err
 	}
 	var all []string
+	c.resumed = stored != ""
 	if stored != "" {
 		if err := json.Unmarshal([]byte(stored), &all); err != nil {
 			return fmt.Errorf("job directory: corrupt list of seeds: %w", err)
@@ -226,6 +228,24 @@ func (c *Crawler) rememberSeeds() error {
 	c.inScope = c.cfg.Scope.matcher(scopeSeeds)
 	b, _ := json.Marshal(all)
 	return c.store.SetMeta("seeds", string(b))
+}
+
+// resumeAfter is the earliest time a host may be asked in this run. In a
+// resumed job any host may have had a request in flight when the last run
+// stopped (or was killed) a moment ago, so each waits its gap first — the
+// configured delay, or the Crawl-delay its cached robots.txt asks for.
+func (c *Crawler) resumeAfter(host string) time.Time {
+	if !c.resumed {
+		return time.Time{}
+	}
+	gap := c.cfg.Delay
+	for _, origin := range []string{"http://" + host, "https://" + host} {
+		if r, err := c.robotsFor(origin); err == nil && r != nil && r.gap > gap {
+			gap = r.gap
+		}
+	}
+	gap, _ = floorFor(c.cfg.HostRules, host, time.Now(), gap, "")
+	return hostload.After(time.Now(), gap)
 }
 
 // admitSeeds offers the seeds to the frontier and, with Recrawl, queues every

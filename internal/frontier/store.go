@@ -312,7 +312,9 @@ func (s *Store) PutRobots(host string, r *RobotsRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := s.db.Set(robotsKey(host), b, pebble.NoSync); err != nil {
+	// Synced: after a crash, a lost record would mean asking for
+	// robots.txt again at once, and forgetting the host's Crawl-delay.
+	if err := s.db.Set(robotsKey(host), b, pebble.Sync); err != nil {
 		return fmt.Errorf("frontier: write robots: %w", err)
 	}
 	return nil
@@ -415,7 +417,10 @@ func (s *Store) Apply(u Update) (map[string]int, error) {
 	if b.Empty() {
 		return added, nil
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	// Synced: a URL marked done must stay done when the process is killed
+	// (Pebble keeps unsynced log writes in memory until a block fills), or
+	// every crash would fetch the last pages again.
+	if err := b.Commit(pebble.Sync); err != nil {
 		return nil, fmt.Errorf("frontier: commit: %w", err)
 	}
 	return added, nil
@@ -440,7 +445,7 @@ func (s *Store) Retry(item *Item) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.db.Set(item.key, v, pebble.NoSync); err != nil {
+	if err := s.db.Set(item.key, v, pebble.Sync); err != nil {
 		return fmt.Errorf("frontier: write: %w", err)
 	}
 	return nil

@@ -91,7 +91,11 @@ func (s *Scheduler) notify() {
 
 // Add records n more URLs queued for host. A host seen for the first time is
 // due at once.
-func (s *Scheduler) Add(host string, n int) {
+func (s *Scheduler) Add(host string, n int) { s.AddAt(host, n, time.Time{}) }
+
+// AddAt is Add for a host that must not be asked before notBefore: a crawl
+// resumed soon after its last request to the host keeps the gap.
+func (s *Scheduler) AddAt(host string, n int, notBefore time.Time) {
 	if n <= 0 {
 		return
 	}
@@ -100,7 +104,7 @@ func (s *Scheduler) Add(host string, n int) {
 	h := s.mu.hosts[host]
 	if h == nil {
 		s.sweepIdleLocked(time.Now())
-		h = &hostState{key: host, index: -1, reason: ReasonDelay}
+		h = &hostState{key: host, index: -1, reason: ReasonDelay, next: notBefore}
 		s.mu.hosts[host] = h
 	}
 	delete(s.mu.idle, host)

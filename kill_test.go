@@ -1,0 +1,161 @@
+package gentlecrawl_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/cli"
+	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
+)
+
+// childArgs, when set in the environment, makes the test binary run the
+// gentlecrawl command line instead of the tests: the kill test starts the
+// crawler as a real process and kills it.
+const childArgs = "GENTLECRAWL_TEST_CHILD_ARGS"
+
+func TestMain(m *testing.M) {
+	if a := os.Getenv(childArgs); a != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(a), &args); err != nil {
+			os.Exit(3)
+		}
+		os.Exit(cli.Run(context.Background(), args, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestKillNineLosesNothing kills the crawler process with SIGKILL at random
+// moments, twenty times, resuming the job each time, and checks from the
+// server's log and the job: every page fetched, none more than twice, no
+// gap below the delay across the restarts, and every WARC file readable.
+func TestKillNineLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a crawler process twenty times")
+	}
+	web, err := simweb.New(simweb.Config{Seed: 11, Hosts: 12, PagesPerHost: 80, CrawlDelay: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	want := expectedFetches(t, web, "gentlecrawl")
+
+	job := filepath.Join(t.TempDir(), "job")
+	const delay = 40 * time.Millisecond
+	args := []string{"crawl", "-q", "--job", job, "--delay", delay.String(), "--workers", "6",
+		"--allow-private-networks", "--connect-to", srv.CatchAll()}
+	for _, h := range web.Hosts() {
+		args = append(args, h.URL("/"))
+	}
+	encoded, _ := json.Marshal(args)
+
+	rng := rand.New(rand.NewPCG(7, 11))
+	run := func(kill bool) (finished bool) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		before := len(web.Requests())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		if kill {
+			// Let it get going — one request per host, so that what the
+			// last kill cut off has been fetched again — then kill it at a
+			// random moment. A crash costs at most one more fetch of what
+			// was in flight; kills closer together than that could cut
+			// the same re-fetch twice, which is not what is measured.
+			deadline := time.Now().Add(30 * time.Second)
+			for len(web.Requests()) < before+len(web.Hosts())+2 && time.Now().Before(deadline) {
+				select {
+				case err := <-exited:
+					if err != nil {
+						t.Fatalf("crawler failed: %v\n%s", err, out.String())
+					}
+					return true
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+			cmd.Process.Kill()
+		}
+		select {
+		case err := <-exited:
+			if kill {
+				return false
+			}
+			if err != nil {
+				t.Fatalf("crawler failed: %v\n%s", err, out.String())
+			}
+			return true
+		case <-time.After(2 * time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("crawler did not finish\n%s", out.String())
+		}
+		return false
+	}
+	kills := 0
+	for kills < 20 {
+		if run(true) {
+			break // it finished before the kill
+		}
+		kills++
+	}
+	run(false) // to the end
+	t.Logf("killed %d times", kills)
+	if kills < 10 {
+		t.Errorf("only %d kills before the crawl finished: make the test web bigger", kills)
+	}
+	web.Drain(t.Context())
+
+	got := map[string]int{}
+	byHost := map[string][]simweb.LogEntry{}
+	for _, e := range web.Requests() {
+		byHost[e.Host] = append(byHost[e.Host], e)
+		if isRobotsPath(e.Path) {
+			continue
+		}
+		got[e.Host+" "+e.Path]++
+		if !web.Allowed(e.Host, e.Path, "gentlecrawl") {
+			t.Errorf("requested %s%s, which robots.txt disallows", e.Host, e.Path)
+		}
+	}
+	for k := range want {
+		switch n := got[k]; {
+		case n == 0:
+			t.Errorf("%s never fetched: lost in a crash", k)
+		case n > 2:
+			t.Errorf("%s fetched %d times, want at most twice", k, n)
+		}
+	}
+	for host, entries := range byHost {
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Start.Before(entries[j].Start) })
+		minGap := delay
+		if web.Host(host).Profile == simweb.ProfileCrawlDelay {
+			minGap = 200 * time.Millisecond
+		}
+		for i := 1; i < len(entries); i++ {
+			prev, e := entries[i-1], entries[i]
+			if e.Start.Before(prev.End) {
+				t.Errorf("%s: %s and %s in flight at once", host, prev.Path, e.Path)
+			} else if gap := e.Start.Sub(prev.End); gap < minGap {
+				t.Errorf("%s: %s started %v after %s ended, want ≥ %v", host, e.Path, gap, prev.Path, minGap)
+			}
+		}
+	}
+	readWARC(t, filepath.Join(job, "warc"))
+}
