@@ -17,7 +17,7 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli"},
 	"cmd/simweb":        {"internal/simweb"},
-	"internal/cli":      {"", "internal/hostload", "internal/simweb"},
+	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch"},
 	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier"},
 	"robots":            {},
 	"urlnorm":           {},

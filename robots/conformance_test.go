@@ -135,8 +135,8 @@ func TestGoogleOther(t *testing.T) {
 		case "TestGetPathParamsQuery":
 			var want string
 			mustUnmarshal(t, c.Expected, &want)
-			if got := pathQuery(input); got != want {
-				t.Errorf("line %d: pathQuery(%q) = %q, want %q", c.SourceLine, input, got, want)
+			if got := PathQuery(input); got != want {
+				t.Errorf("line %d: PathQuery(%q) = %q, want %q", c.SourceLine, input, got, want)
 			}
 		case "TestMaybeEscapePattern":
 			var want string

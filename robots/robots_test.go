@@ -444,10 +444,11 @@ func TestLongLine(t *testing.T) {
 			prefix := "Disallow: /" + strings.Repeat("a", maxLineLen-len("Disallow: /")-pad)
 			body := "User-agent: *\n" + prefix + strings.Repeat(tail, 4) + "\n"
 			g := Parse([]byte(body)).Group("x")
-			if len(g.rules) != 1 {
-				t.Fatalf("rules: %d", len(g.rules))
+			g.Allowed("/")
+			if len(g.idx.rules) != 1 {
+				t.Fatalf("rules: %d", len(g.idx.rules))
 			}
-			p := g.rules[0].pattern
+			p := g.idx.rules[0].pattern(g.idx)
 			if len(p) > maxLineLen {
 				t.Errorf("pattern of %d bytes", len(p))
 			}
@@ -511,8 +512,8 @@ func TestPathQuery(t *testing.T) {
 		"http://example.com#f":          "/",
 		"http://example.com/a#f?x":      "/a",
 	} {
-		if got := pathQuery(in); got != want {
-			t.Errorf("pathQuery(%q) = %q, want %q", in, got, want)
+		if got := PathQuery(in); got != want {
+			t.Errorf("PathQuery(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -567,8 +568,23 @@ func FuzzParseAllowed(f *testing.F) {
 			t.Fatalf("line %d without a rule", m.Line)
 		}
 		g.CrawlDelay()
+		g.CrawlDelayInfo()
+		g.Lines()
 		r.Sitemaps()
+		for _, is := range r.Issues() {
+			if is.Reason == "" || is.Line > r.Lines() {
+				t.Fatalf("issue %+v of a file of %d lines", is, r.Lines())
+			}
+		}
+		for _, c := range r.CleanParams() {
+			c.Applies(path)
+		}
 		AllowedURL(body, agent, path)
+		if len(path) < pathBufSize/3 {
+			if n := testing.AllocsPerRun(2, func() { g.Match(path) }); n != 0 {
+				t.Fatalf("Match(%q) allocates %v times", path, n)
+			}
+		}
 	})
 }
 
@@ -583,6 +599,7 @@ func BenchmarkParse(b *testing.B) {
 
 func BenchmarkMatch(b *testing.B) {
 	g := Parse(benchRobots(100 << 10)).Group("gentlecrawl")
+	g.Allowed("/") // compile
 	paths := []string{
 		"/", "/products/shoes/red?size=42&color=red", "/dir120/x/y.php",
 		"/search?q=robots", "/caf%c3%a9/%7euser", "/static/js/app.min.js",
