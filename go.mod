@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
+	github.com/andybalholm/brotli v1.3.0
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.20.4

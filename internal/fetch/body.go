@@ -1,211 +1,274 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
-
-	"github.com/klauspost/compress/gzip"
 )
 
-// decoders maps a content coding (RFC 9110 §8.4.1) to a function that
-// returns a reader of the decoded bytes. A coding not listed here is left
-// undecoded and reported in Result.Undecoded.
-var decoders = map[string]func(io.Reader) (io.ReadCloser, error){
-	"gzip":   newGzipReader,
-	"x-gzip": newGzipReader, // RFC 9110 §8.4.1.3: treat as gzip
-}
+const (
+	// sniffLen is how many decoded bytes are read before the media type is
+	// decided (the 512 of the WHATWG MIME Sniffing Standard §7).
+	sniffLen = 512
 
-func newGzipReader(r io.Reader) (io.ReadCloser, error) {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, err // not a typed nil in the interface
-	}
-	return zr, nil
-}
-
-// contentCodings returns the codings of a response in the order they were
-// applied, without "identity". unsupported is the header value when any
-// coding has no decoder.
-func contentCodings(h http.Header) (codings []string, unsupported string) {
-	values := h.Values("Content-Encoding")
-	for _, v := range values {
-		for c := range strings.SplitSeq(v, ",") {
-			c = strings.ToLower(strings.TrimSpace(c))
-			if c == "" || c == "identity" {
-				continue
-			}
-			if decoders[c] == nil {
-				return nil, strings.Join(values, ", ")
-			}
-			codings = append(codings, c)
-		}
-	}
-	return codings, ""
-}
+	// bombFloor is how many bytes must decode before MaxDecodeRatio is
+	// checked, so a small page that compresses very well is never mistaken
+	// for a bomb.
+	bombFloor = 1 << 20
+)
 
 // readBody reads resp.Body into res within the caps, and closes it. The
-// returned error is non-nil only when ctx was cancelled (the caller is
-// stopping and nothing should be recorded); every other way a body can end
-// is recorded in res.
-func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result) error {
+// returned error is non-nil only when ctx was cancelled by the caller (the
+// crawl is stopping and nothing should be recorded); every other way a body
+// can end is recorded in res. types may be nil (every type wanted); watch
+// may be nil (no minimum rate).
+func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result, types *TypePolicy, watch *rateWatch) error {
 	defer resp.Body.Close()
-	codings, unsupported := contentCodings(resp.Header)
+	codings, unsupported, tooMany := contentCodings(resp.Header, c.cfg.MaxEncodings)
 	res.Undecoded = unsupported
+	switch {
+	case tooMany:
+		res.DecodeErr = fmt.Errorf("%w: %q (at most %d)", ErrTooManyEncodings, unsupported, c.cfg.MaxEncodings)
+		c.stats.add(cTooManyEncodings)
+	case unsupported != "":
+		c.stats.add(cUndecodable)
+	}
 
-	rec := &recorder{r: resp.Body, limit: c.cfg.MaxRawSize}
-	if len(codings) == 0 && unsupported == "" {
+	var src io.Reader = resp.Body
+	if watch != nil {
+		src = &countingReader{r: resp.Body, w: watch}
+	}
+	raw := &recorder{r: src, limit: c.cfg.MaxRawSize, limitErr: ErrRawTooLarge}
+	var body *recorder // the decoded body; nil when it cannot be decoded
+	switch {
+	case unsupported != "":
+	case len(codings) == 0:
 		// Unencoded: the raw bytes are the body, so one buffer and the
 		// smaller cap serve both.
-		rec.limit = min(c.cfg.MaxRawSize, c.cfg.MaxBodySize)
+		if c.cfg.MaxBodySize <= raw.limit {
+			raw.limit, raw.limitErr = c.cfg.MaxBodySize, ErrBodyTooLarge
+		}
+		body = raw
+	default:
+		// The codings were applied in order, so undo them in reverse.
+		var r io.Reader = raw
+		for i := len(codings) - 1; i >= 0; i-- {
+			d := &lazyDecoder{src: r, open: decoders[codings[i]]}
+			defer d.Close()
+			r = d
+		}
+		guard := &bombGuard{r: r, raw: raw, ratio: c.cfg.MaxDecodeRatio, floor: bombFloor}
+		body = &recorder{r: guard, limit: c.cfg.MaxBodySize, limitErr: ErrBodyTooLarge}
+		if n := resp.ContentLength; n > 0 {
+			body.buf = make([]byte, 0, min(4*n, c.cfg.MaxBodySize, 4<<20))
+		}
 	}
 	if n := resp.ContentLength; n > 0 {
-		rec.buf.Grow(int(min(n, rec.limit, 1<<20)))
+		raw.buf = make([]byte, 0, min(n, raw.limit, 4<<20))
 	}
 
-	if len(codings) == 0 {
-		_, _ = io.Copy(io.Discard, rec)
-		res.RawBody = rec.buf.Bytes()
-		if unsupported == "" {
-			res.Body = res.RawBody
-		}
-		return c.classify(ctx, rec, res)
+	// The media type: declared, or sniffed from the first decoded bytes.
+	var head []byte
+	if body != nil {
+		body.fill(sniffLen, false)
+		head = body.buf[:min(len(body.buf), sniffLen)]
 	}
-
-	// Decode: the codings were applied in order, so undo them in reverse.
-	var r io.Reader = rec
-	var decs []*lazyDecoder
-	for i := len(codings) - 1; i >= 0; i-- {
-		d := &lazyDecoder{src: r, open: decoders[codings[i]]}
-		decs = append(decs, d)
-		r = d
+	res.MediaType, res.Sniffed = effectiveType(resp.Header.Get("Content-Type"), head)
+	if res.Sniffed {
+		c.stats.add(cSniffed)
 	}
-	defer func() {
-		for _, d := range decs {
-			d.Close()
+	if types != nil && res.MediaType != "" && !types.Wanted(res.MediaType) {
+		res.Skipped = true
+		res.Cause = fmt.Errorf("%w: %s", ErrUnwantedType, res.MediaType)
+		c.stats.add(cSkippedType)
+		res.RawBody = raw.buf
+		if body != nil {
+			res.Body = body.buf
 		}
-	}()
-	body, over, err := readCapped(r, c.cfg.MaxBodySize)
-	res.Body = body
-	if over {
-		res.RawBody = rec.buf.Bytes()
-		res.Truncated = TruncatedLength
+		if raw.err != io.EOF {
+			res.Truncated = TruncatedUnspecified
+		}
+		// Closing the body unread drops the connection: cheaper for the
+		// site than sending the rest.
 		return nil
 	}
-	if err != nil && !rec.failed() {
-		// The wire delivered everything so far without error, so the fault
-		// is in the encoded data itself.
-		res.DecodeErr = fmt.Errorf("fetch: decoding %s: %w", strings.Join(codings, ", "), err)
-	}
-	if rec.err == nil {
-		// Read what follows the end of the compressed stream, so RawBody is
-		// what the server sent and the connection can be reused.
-		_, _ = io.Copy(io.Discard, rec)
-	}
-	res.RawBody = rec.buf.Bytes()
-	return c.classify(ctx, rec, res)
-}
 
-// classify sets res.Truncated from how the raw read ended.
-func (c *Client) classify(ctx context.Context, rec *recorder, res *Result) error {
-	switch {
-	case rec.over:
-		res.Truncated = TruncatedLength
-	case !rec.failed():
-	case ctx.Err() != nil:
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return ctx.Err()
-		}
-		res.Truncated = TruncatedTime
-	default:
-		// Includes io.ErrUnexpectedEOF from net/http when the connection
-		// ends before Content-Length bytes or mid-chunk.
-		res.Truncated = TruncatedDisconnect
+	if body != nil {
+		body.fill(body.limit, true)
 	}
+	drain := body != raw && raw.err == nil
+	if body != nil && body != raw && (body.over || errors.Is(body.err, ErrDecompressionBomb)) {
+		drain = false // a cut: stop reading
+	}
+	if drain {
+		// Read what follows the end of the compressed stream (or the whole
+		// body when it is not decoded), so RawBody is what the server sent
+		// and the connection can be reused.
+		raw.fill(raw.limit, true)
+	}
+	res.RawBody = raw.buf
+	if body != nil {
+		res.Body = body.buf
+	}
+
+	switch {
+	case body != nil && body.over:
+		res.Truncated, res.Cause = TruncatedLength, body.limitErr
+	case body != nil && errors.Is(body.err, ErrDecompressionBomb):
+		res.Truncated, res.Cause = TruncatedLength, ErrDecompressionBomb
+	case raw.over:
+		res.Truncated, res.Cause = TruncatedLength, raw.limitErr
+	case raw.failed():
+		trunc, cause, stop := cutReason(ctx, raw.err, resp)
+		if stop != nil {
+			return stop
+		}
+		res.Truncated, res.Cause = trunc, cause
+	case body != nil && body.failed():
+		// The wire delivered everything without error, so the fault is in
+		// the encoded data itself.
+		res.DecodeErr = fmt.Errorf("fetch: decoding %s: %w", strings.Join(codings, ", "), body.err)
+		c.stats.add(cDecodeError)
+	}
+	c.stats.count(res.Cause)
 	return nil
 }
 
-// recorder keeps every byte read through it, up to limit. At the limit it
-// probes for one more byte; if there is one it reports ErrBodyTooLarge
-// without passing that byte on, so RawBody never exceeds the limit.
+// cutReason says why a body read failed: the exchange's time limits, the
+// caller stopping (stop is then non-nil), or the server.
+func cutReason(ctx context.Context, err error, resp *http.Response) (truncated string, cause, stop error) {
+	if ctx.Err() != nil {
+		c := context.Cause(ctx)
+		switch {
+		case errors.Is(c, ErrTooSlow):
+			return TruncatedTime, ErrTooSlow, nil
+		case errors.Is(c, context.DeadlineExceeded):
+			return TruncatedTime, ErrTimeout, nil
+		}
+		return "", nil, ctx.Err()
+	}
+	chunked := slices.Contains(resp.TransferEncoding, "chunked")
+	switch {
+	case chunked && strings.Contains(err.Error(), "chunk"):
+		// net/http's chunked reader: "invalid byte in chunk length",
+		// "http chunk length too large", "malformed chunked encoding".
+		return TruncatedDisconnect, fmt.Errorf("%w: %v", ErrBadChunking, err), nil
+	case !chunked && resp.ContentLength > 0 && errors.Is(err, io.ErrUnexpectedEOF):
+		return TruncatedDisconnect, fmt.Errorf("%w: Content-Length %d", ErrContentLengthMismatch, resp.ContentLength), nil
+	}
+	return TruncatedDisconnect, fmt.Errorf("%w: %v", ErrDisconnected, err), nil
+}
+
+// countingReader tells a rateWatch how many bytes arrive.
+type countingReader struct {
+	r io.Reader
+	w *rateWatch
+}
+
+func (cr *countingReader) Read(p []byte) (int, error) {
+	n, err := cr.r.Read(p)
+	cr.w.add(n)
+	return n, err
+}
+
+// recorder keeps every byte read from r, up to limit. Read passes the
+// bytes on (for a decoder); fill reads into the buffer directly. At the
+// limit it probes for one more byte; if there is one, over is set and reads
+// fail with limitErr, without that byte: buf never exceeds limit, and its
+// capacity never exceeds limit either.
 type recorder struct {
-	r     io.Reader
-	limit int64
-	buf   bytes.Buffer
-	over  bool  // more than limit bytes were available
-	err   error // first error from r, io.EOF included; sticky
+	r        io.Reader
+	limit    int64
+	limitErr error
+	buf      []byte
+	over     bool  // more than limit bytes were available
+	err      error // first error from r, io.EOF included; sticky
 }
 
 func (rc *recorder) Read(p []byte) (int, error) {
 	if rc.err != nil {
 		return 0, rc.err
 	}
-	room := rc.limit - int64(rc.buf.Len())
+	room := rc.limit - int64(len(rc.buf))
 	if room <= 0 {
-		var probe [1]byte
-		if _, err := io.ReadFull(rc.r, probe[:]); err != nil {
-			if err == io.ErrUnexpectedEOF {
-				err = io.EOF // ReadFull's view; zero bytes then EOF is a clean end
-			}
-			rc.err = err
-			return 0, err
-		}
-		rc.over = true
-		rc.err = ErrBodyTooLarge
+		rc.probe()
 		return 0, rc.err
 	}
 	if int64(len(p)) > room {
 		p = p[:room]
 	}
 	n, err := rc.r.Read(p)
-	rc.buf.Write(p[:n])
+	rc.buf = append(rc.buf, p[:n]...)
 	if err != nil {
 		rc.err = err
 	}
 	return n, err
 }
 
+// fill reads into buf until it holds upto bytes (at most limit) or r ends.
+// With toEnd it goes on to the end of r or the limit, probing there.
+func (rc *recorder) fill(upto int64, toEnd bool) {
+	if toEnd {
+		upto = rc.limit
+	}
+	upto = min(upto, rc.limit)
+	for rc.err == nil && int64(len(rc.buf)) < upto {
+		if len(rc.buf) == cap(rc.buf) {
+			// Full: see whether anything follows before growing, so a body
+			// that exactly fills a buffer sized from Content-Length does
+			// not double it to read the EOF.
+			var one [1]byte
+			n, err := rc.r.Read(one[:])
+			if n == 0 {
+				if err != nil {
+					rc.err = err
+				}
+				continue
+			}
+			newCap := min(max(2*int64(cap(rc.buf)), 4096), rc.limit)
+			rc.buf = append(make([]byte, 0, newCap), rc.buf...)
+			rc.buf = append(rc.buf, one[0])
+			if err != nil {
+				rc.err = err
+			}
+			continue
+		}
+		space := rc.buf[len(rc.buf):cap(rc.buf)]
+		if room := rc.limit - int64(len(rc.buf)); int64(len(space)) > room {
+			space = space[:room]
+		}
+		n, err := rc.r.Read(space)
+		rc.buf = rc.buf[:len(rc.buf)+n]
+		if err != nil {
+			rc.err = err
+		}
+	}
+	if toEnd && rc.err == nil && int64(len(rc.buf)) >= rc.limit {
+		rc.probe()
+	}
+}
+
+// probe reads one byte past the limit to tell "exactly limit bytes" from
+// "more".
+func (rc *recorder) probe() {
+	var one [1]byte
+	for {
+		n, err := rc.r.Read(one[:])
+		switch {
+		case n > 0:
+			rc.over = true
+			rc.err = rc.limitErr
+			return
+		case err != nil:
+			rc.err = err
+			return
+		}
+	}
+}
+
 // failed reports whether reading stopped for a reason other than a clean end.
 func (rc *recorder) failed() bool { return rc.err != nil && rc.err != io.EOF }
-
-// readCapped reads r to the end or to max bytes. over reports that more than
-// max bytes were available; the result then holds exactly max bytes, and at
-// most one byte beyond max was read from r.
-func readCapped(r io.Reader, max int64) (b []byte, over bool, err error) {
-	var buf bytes.Buffer
-	_, err = buf.ReadFrom(io.LimitReader(r, max+1))
-	if int64(buf.Len()) > max {
-		return buf.Bytes()[:max], true, nil
-	}
-	return buf.Bytes(), false, err
-}
-
-// lazyDecoder opens its decoder on the first Read, so an empty body (a 304,
-// or a 204 that still names an encoding) decodes to nothing instead of
-// failing for want of a gzip header.
-type lazyDecoder struct {
-	src  io.Reader
-	open func(io.Reader) (io.ReadCloser, error)
-	r    io.ReadCloser
-	err  error
-}
-
-func (d *lazyDecoder) Read(p []byte) (int, error) {
-	if d.r == nil && d.err == nil {
-		d.r, d.err = d.open(d.src)
-	}
-	if d.err != nil {
-		return 0, d.err
-	}
-	return d.r.Read(p)
-}
-
-func (d *lazyDecoder) Close() {
-	if d.r != nil {
-		_ = d.r.Close()
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
@@ -13,11 +14,22 @@ import (
 // Defaults used for the zero values of Config fields.
 const (
 	DefaultAccept         = "*/*"
-	DefaultAcceptEncoding = "gzip"
+	DefaultAcceptEncoding = "gzip, deflate, br, zstd"
 	DefaultMaxBodySize    = 15 << 20 // 15 MiB
 	DefaultMaxHeaderBytes = 1 << 20  // 1 MiB
+	DefaultMaxDecodeRatio = 100
+	DefaultMaxEncodings   = 2
 	DefaultTimeout        = 30 * time.Second
 	DefaultConnectTimeout = 10 * time.Second
+	DefaultTLSTimeout     = 10 * time.Second
+	DefaultFirstByte      = 20 * time.Second
+
+	DefaultMinTransferBytes  = 1 << 10          // 1 KiB ...
+	DefaultMinTransferWindow = 10 * time.Second // ... in any 10 s after the first byte
+
+	DefaultDNSTTL         = 5 * time.Minute
+	DefaultDNSNegativeTTL = time.Minute
+	DefaultDNSCacheSize   = 10000
 )
 
 // maxLimit keeps size limits far from overflow when one is added to them.
@@ -37,32 +49,79 @@ type Config struct {
 	Accept string
 
 	// AcceptEncoding is the Accept-Encoding header value. The default is
-	// "gzip". The Client decodes responses itself; a Content-Encoding it
-	// cannot decode is kept raw and reported in Result.Undecoded.
+	// "gzip, deflate, br, zstd", every coding the Client decodes. A
+	// Content-Encoding it cannot decode is kept raw and reported in
+	// Result.Undecoded.
 	AcceptEncoding string
 
 	// MaxBodySize caps the decoded body. The default is 15 MiB. A larger
-	// body is cut at exactly MaxBodySize bytes and Result.Truncated is
-	// "length"; that is not an error.
+	// body is cut at exactly MaxBodySize bytes (no overshoot), Result.Cause
+	// is ErrBodyTooLarge and Result.Truncated "length"; that is not an
+	// error.
 	MaxBodySize int64
 
 	// MaxRawSize caps the bytes read from the wire for one body (guarding
 	// against bodies that do not decode, or decode slowly). The default is
-	// 2*MaxBodySize. Exceeding it also yields Truncated "length".
+	// 2*MaxBodySize. Exceeding it yields Truncated "length" and Cause
+	// ErrRawTooLarge.
 	MaxRawSize int64
 
+	// MaxDecodeRatio caps decoded bytes per byte received, once more than
+	// 1 MiB has been decoded: a decompression bomb is cut there with Cause
+	// ErrDecompressionBomb, Truncated "length", before it reaches
+	// MaxBodySize. The default is 100; a negative value disables the check.
+	MaxDecodeRatio int64
+
+	// MaxEncodings caps the number of content codings applied one after
+	// the other ("gzip, br"). The default is 2; a response with more is kept
+	// raw, with DecodeErr wrapping ErrTooManyEncodings.
+	MaxEncodings int
+
 	// MaxHeaderBytes caps the response header block. The default is 1 MiB.
+	// A larger head fails Do with an *Error wrapping ErrHeaderTooLarge.
 	MaxHeaderBytes int64
 
 	// Timeout bounds the whole exchange, from dialing to the last body
 	// byte. The default is 30s. When it expires before the response head
-	// arrives, Do returns an error; when it expires during the body, what
-	// arrived is kept and Result.Truncated is "time".
+	// arrives, Do returns an error wrapping ErrTimeout; when it expires
+	// during the body, what arrived is kept, Result.Truncated is "time" and
+	// Cause ErrTimeout.
 	Timeout time.Duration
 
-	// ConnectTimeout bounds name resolution plus TCP connect, and separately
-	// the TLS handshake. The default is 10s.
+	// ConnectTimeout bounds name resolution plus TCP connect (ErrConnectTimeout).
+	// The default is 10s.
 	ConnectTimeout time.Duration
+
+	// TLSTimeout bounds the TLS handshake (ErrTLSTimeout). The default is
+	// 10s.
+	TLSTimeout time.Duration
+
+	// FirstByteTimeout bounds the time from the request being sent to the
+	// first byte of the response (ErrFirstByteTimeout). The default is 20s.
+	FirstByteTimeout time.Duration
+
+	// MinTransferBytes and MinTransferWindow set the slowest transfer
+	// tolerated: after the response head, a body that delivers fewer than
+	// MinTransferBytes in any MinTransferWindow (checked window by window)
+	// is cut off, with Truncated "time" and Cause ErrTooSlow. The defaults
+	// are 1 KiB and 10s; a negative MinTransferBytes disables the check.
+	MinTransferBytes  int64
+	MinTransferWindow time.Duration
+
+	// Types says which media types are downloaded (see TypePolicy). Nil,
+	// the default, downloads everything; DefaultTypePolicy is the policy of
+	// a web crawl. Request.AllTypes overrides it for one request.
+	Types *TypePolicy
+
+	// Resolver looks up host names. The default is net.DefaultResolver.
+	// Answers are cached for DNSTTL (default 5 minutes; negative: not
+	// cached) and failures for DNSNegativeTTL (default 1 minute; negative:
+	// not cached), at most DNSCacheSize names (default 10000). Concurrent
+	// lookups of one name are merged into one either way.
+	Resolver       Resolver
+	DNSTTL         time.Duration
+	DNSNegativeTTL time.Duration
+	DNSCacheSize   int
 
 	// AllowPrivateNetworks permits connections to loopback, private,
 	// link-local and other non-public addresses (see IsPublic). Without it
@@ -115,11 +174,44 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.MaxHeaderBytes <= 0 {
 		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
+	switch {
+	case cfg.MaxDecodeRatio == 0:
+		cfg.MaxDecodeRatio = DefaultMaxDecodeRatio
+	case cfg.MaxDecodeRatio < 0:
+		cfg.MaxDecodeRatio = 0 // disabled
+	}
+	if cfg.MaxEncodings <= 0 {
+		cfg.MaxEncodings = DefaultMaxEncodings
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.TLSTimeout <= 0 {
+		cfg.TLSTimeout = DefaultTLSTimeout
+	}
+	if cfg.FirstByteTimeout <= 0 {
+		cfg.FirstByteTimeout = DefaultFirstByte
+	}
+	if cfg.MinTransferBytes == 0 {
+		cfg.MinTransferBytes = DefaultMinTransferBytes
+	}
+	if cfg.MinTransferWindow <= 0 {
+		cfg.MinTransferWindow = DefaultMinTransferWindow
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
+	}
+	if cfg.DNSTTL == 0 {
+		cfg.DNSTTL = DefaultDNSTTL
+	}
+	if cfg.DNSNegativeTTL == 0 {
+		cfg.DNSNegativeTTL = DefaultDNSNegativeTTL
+	}
+	if cfg.DNSCacheSize <= 0 {
+		cfg.DNSCacheSize = DefaultDNSCacheSize
 	}
 	for _, r := range cfg.Resolve {
 		if err := r.validate(); err != nil {

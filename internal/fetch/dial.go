@@ -5,22 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http/httptrace"
 	"net/netip"
 	"time"
 )
 
 // dialer opens TCP connections for the Transport. It applies --connect-to,
-// then --resolve or DNS, and refuses non-public addresses at the moment of
-// dialing, so the address checked is the address connected to (a name that
-// resolves to a private address, even only on the second lookup, is refused).
-// It is safe for concurrent use and holds no mutable state.
+// then --resolve or DNS (through the cache), and refuses non-public
+// addresses at the moment of dialing, so the address checked is the address
+// connected to (a name that resolves to a private address, even only on the
+// second lookup, is refused). It is safe for concurrent use.
 type dialer struct {
 	connectTo    []ConnectTo
 	resolve      []Resolve
 	allowPrivate bool
 	timeout      time.Duration // resolution plus connect
 	net          net.Dialer
-	resolver     *net.Resolver
+	dns          *dnsCache // nil: net.DefaultResolver, uncached
+
+	// Test hooks: allow, when set, replaces the IsPublic check for one
+	// address and port; dial replaces net.Dialer.
+	allow func(netip.AddrPort) bool
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // DialContext has the signature of http.Transport.DialContext. addr is the
@@ -30,22 +36,47 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, ErrConnectTimeout)
 	defer cancel()
+	conn, err := d.dialTimed(ctx, network, host, port)
+	if err != nil && parent.Err() == nil && context.Cause(ctx) == ErrConnectTimeout && !errors.Is(err, ErrConnectTimeout) {
+		err = fmt.Errorf("%w: %w", ErrConnectTimeout, err)
+	}
+	return conn, err
+}
 
+func (d *dialer) dialTimed(ctx context.Context, network, host string, port int) (net.Conn, error) {
 	host, port = connectTarget(d.connectTo, host, port)
+	trace := httptrace.ContextClientTrace(ctx)
+	// net.Dialer reports DNSStart/DNSDone only for the names it resolves;
+	// this dialer resolves them itself, so it reports them.
+	if trace != nil && trace.DNSStart != nil {
+		trace.DNSStart(httptrace.DNSStartInfo{Host: host})
+	}
 	addrs, err := d.lookup(ctx, host, port)
+	if trace != nil && trace.DNSDone != nil {
+		ips := make([]net.IPAddr, len(addrs))
+		for i, a := range addrs {
+			ips[i] = net.IPAddr{IP: a.AsSlice(), Zone: a.Zone()}
+		}
+		trace.DNSDone(httptrace.DNSDoneInfo{Addrs: ips, Err: err})
+	}
 	if err != nil {
 		return nil, err
 	}
 	var errs []error
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a, uint16(port))
-		if !d.allowPrivate && !IsPublic(a) {
+		if !d.permitted(ap) {
 			errs = append(errs, fmt.Errorf("dial %s: %w", ap, ErrPrivateNetwork))
 			continue
 		}
-		conn, err := d.net.DialContext(ctx, network, ap.String())
+		dial := d.net.DialContext
+		if d.dial != nil {
+			dial = d.dial
+		}
+		conn, err := dial(ctx, network, ap.String())
 		if err == nil {
 			return conn, nil
 		}
@@ -57,6 +88,13 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	return nil, errors.Join(errs...)
 }
 
+func (d *dialer) permitted(ap netip.AddrPort) bool {
+	if d.allowPrivate || IsPublic(ap.Addr()) {
+		return true
+	}
+	return d.allow != nil && d.allow(ap)
+}
+
 // lookup returns the addresses for host:port: those of a --resolve rule, the
 // host itself when it is an IP address, or else those from DNS.
 func (d *dialer) lookup(ctx context.Context, host string, port int) ([]netip.Addr, error) {
@@ -66,7 +104,10 @@ func (d *dialer) lookup(ctx context.Context, host string, port int) ([]netip.Add
 	if a, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{a}, nil
 	}
-	addrs, err := d.resolver.LookupNetIP(ctx, "ip", host)
+	if d.dns != nil {
+		return d.dns.lookup(ctx, host)
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
 		return nil, err
 	}

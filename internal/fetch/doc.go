@@ -11,23 +11,49 @@
 //   - It never follows redirects. A 3xx comes back as a Result with its
 //     Location header intact, so that every hop goes back through the
 //     crawler's scope, robots and seen-set checks.
+//
 //   - It sends User-Agent, From, Accept and Accept-Encoding, and the
 //     validators of a conditional GET (If-None-Match, If-Modified-Since)
 //     exactly as the server gave them. It never sends cookies or a Referer.
+//
 //   - It asks for compressed responses and decodes them itself, capping the
 //     decoded size ([Config.MaxBodySize]) and the bytes read from the wire
 //     ([Config.MaxRawSize]). Limits are not errors: a body cut by a limit, by
 //     the deadline or by the server going away is returned with
 //     [Result.Truncated] set, using the values of the WARC-Truncated field
-//     (WARC 1.1 §5.13).
+//     (WARC 1.1 §5.13), and [Result.Cause] saying which limit or fault.
+//
 //   - It refuses to connect to loopback, private, link-local and other
 //     non-public addresses unless [Config.AllowPrivateNetworks] is set. The
 //     check is made on the address actually dialed, after --connect-to,
 //     --resolve and DNS, so a public name that resolves to 127.0.0.1 is
 //     refused too.
+//
 //   - It honours curl's --resolve and --connect-to rules ([Resolve],
 //     [ConnectTo]): the URL and Host header stay as they are, only the TCP
 //     destination changes.
+//
+//   - It decodes gzip, x-gzip, deflate (zlib or raw, told apart by the
+//     zlib header), br and zstd, and up to two of them chained, and keeps
+//     the raw bytes as received. Every limit a server could abuse has its
+//     own error, a counter in [Client.Stats] and a default: decoded size,
+//     raw size, decompression ratio ([ErrDecompressionBomb]), number of
+//     codings, header bytes, connect, TLS, first byte, total time and a
+//     minimum transfer rate ([ErrTooSlow]). A body cut short says why in
+//     [Result.Cause].
+//
+//   - It recognises what a body is: [Result.MediaType] is the Content-Type,
+//     or what the first bytes say when that is missing, generic or a lie;
+//     a [TypePolicy] stops downloading what the crawl does not want. An
+//     [ExtensionPolicy] lets the crawler skip URLs before fetching them.
+//
+//   - It caches DNS answers (single flight, TTL, bounded; [Resolver] is the
+//     seam for tests) and tells the crawler where a host resolves
+//     ([Client.LookupIP]) for per-IP politeness.
+//
+//   - Redirects are the crawler's: [ResolveLocation] turns a Location value,
+//     however sloppy, into a URL or a [*LocationError], and [CheckRedirect]
+//     enforces [MaxRedirects] and detects loops.
 //
 // Do returns an error only when there is no HTTP response to record at all;
 // such errors are [*Error] values that unwrap to their cause.

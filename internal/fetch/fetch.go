@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -48,9 +49,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // Values of Result.Truncated. They are those of the WARC-Truncated field
 // (WARC 1.1 §5.13), so the WARC writer can copy them.
 const (
-	TruncatedLength     = "length"     // MaxBodySize or MaxRawSize reached
-	TruncatedTime       = "time"       // Timeout (or a deadline on ctx) expired during the body
-	TruncatedDisconnect = "disconnect" // the connection failed during the body, or ended before Content-Length
+	TruncatedLength      = "length"      // MaxBodySize, MaxRawSize or MaxDecodeRatio reached
+	TruncatedTime        = "time"        // Timeout (or a deadline on ctx) expired, or the transfer was too slow
+	TruncatedDisconnect  = "disconnect"  // the connection failed during the body, or ended before Content-Length
+	TruncatedUnspecified = "unspecified" // the body was not downloaded on purpose (Result.Skipped)
 )
 
 // Request is one URL to fetch, with the validators of a conditional GET
@@ -64,9 +66,15 @@ type Request struct {
 
 	// LastModified, when non-empty, is sent verbatim as If-Modified-Since.
 	// It must be the value the server sent, never a time from our clock
-	// (RFC 9110 §13.1.3). A value that parses as a date in the future is not
-	// sent: the server's clock was wrong and the comparison would mislead.
+	// (RFC 9110 §13.1.3). It is sent only when it is a valid HTTP-date in
+	// one of the three forms of RFC 9110 §5.6.7 (a server must ignore
+	// anything else) and not in the future (the server's clock was wrong and
+	// the comparison would mislead).
 	LastModified string
+
+	// AllTypes downloads the body whatever its media type, ignoring
+	// Config.Types: for robots.txt and sitemaps.
+	AllTypes bool
 }
 
 // Result is one HTTP exchange.
@@ -118,6 +126,36 @@ type Result struct {
 	Duration   time.Duration // Start to End
 	End        time.Time     // when the body was fully read, or cut
 
+	// Phases of a new connection; all zero when Reused. DNS is zero when
+	// the name came from the cache, --resolve or an address literal.
+	DNS     time.Duration // name resolution
+	Connect time.Duration // TCP connect (every address tried)
+	TLS     time.Duration // TLS handshake
+	Reused  bool          // the request went on a kept-alive connection
+
+	// MediaType is the media type of the body in lower case without
+	// parameters: the Content-Type, or what the first bytes say when that
+	// is missing or generic (application/octet-stream), or when it claims
+	// text for the bytes of a binary format; Sniffed then reports that the
+	// bytes decided. "" when there is neither header nor body.
+	MediaType string
+	Sniffed   bool
+
+	// Skipped reports that the body was not downloaded because its media
+	// type is not wanted (Config.Types); Cause wraps ErrUnwantedType and
+	// names the type. Body and RawBody hold what had arrived (at least the
+	// first bytes, used for sniffing); Truncated is "unspecified" unless
+	// that was the whole body.
+	Skipped bool
+
+	// Cause says why the body is incomplete or absent: one of
+	// ErrBodyTooLarge, ErrRawTooLarge, ErrDecompressionBomb, ErrTimeout,
+	// ErrTooSlow, ErrContentLengthMismatch, ErrBadChunking, ErrDisconnected
+	// or ErrUnwantedType (match with errors.Is), possibly wrapped with
+	// detail. It is nil for a whole body. Truncated is the WARC view of the
+	// same fact.
+	Cause error
+
 	// WireBytes approximates the bytes received: len(ResponseHead) +
 	// len(RawBody). It ignores chunk framing, TLS and HTTP/2 framing and
 	// header compression, and the header bytes net/http normalises.
@@ -137,12 +175,16 @@ type Result struct {
 }
 
 // Client performs HTTP exchanges for a crawler. It is safe for concurrent
-// use. Create it with New and release its idle connections with Close.
+// use. Create it with New; Close releases its idle connections and waits
+// for DNS lookups in flight.
 type Client struct {
-	cfg Config
-	tr  *http.Transport
-	log *slog.Logger
-	now func() time.Time
+	cfg   Config
+	tr    *http.Transport
+	dial  *dialer
+	dns   *dnsCache
+	log   *slog.Logger
+	now   func() time.Time
+	stats stats
 }
 
 // New returns a Client for cfg. It fails when cfg.UserAgent is empty or a
@@ -153,13 +195,15 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := &Client{cfg: cfg, now: time.Now}
+	c.dns = newDNSCache(cfg.Resolver, cfg.DNSTTL, cfg.DNSNegativeTTL, cfg.DNSCacheSize, cfg.ConnectTimeout, &c.stats)
 	d := &dialer{
 		connectTo:    cfg.ConnectTo,
 		resolve:      cfg.Resolve,
 		allowPrivate: cfg.AllowPrivateNetworks,
 		timeout:      cfg.ConnectTimeout,
 		net:          net.Dialer{KeepAlive: 30 * time.Second},
-		resolver:     net.DefaultResolver,
+		dns:          c.dns,
 	}
 	tr := &http.Transport{
 		// Never a proxy from the environment: the crawler's traffic goes
@@ -167,31 +211,38 @@ func New(cfg Config) (*Client, error) {
 		// the address actually dialed.
 		Proxy:                  nil,
 		DialContext:            d.DialContext,
-		TLSHandshakeTimeout:    cfg.ConnectTimeout,
-		DisableCompression:     true, // we send Accept-Encoding and decode ourselves
+		TLSHandshakeTimeout:    cfg.TLSTimeout, // a backstop: the trace hooks in exchange time it too
+		DisableCompression:     true,           // we send Accept-Encoding and decode ourselves
 		MaxIdleConns:           1024,
 		MaxIdleConnsPerHost:    16, // the default of 2 costs about 3x in throughput
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: cfg.MaxHeaderBytes,
 		ForceAttemptHTTP2:      true,
 	}
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	c.log = cfg.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
 	}
-	return &Client{cfg: cfg, tr: tr, log: logger, now: time.Now}, nil
+	c.tr, c.dial = tr, d
+	return c, nil
 }
 
-// Close closes idle connections. A Client must not be used after Close.
-func (c *Client) Close() { c.tr.CloseIdleConnections() }
+// Close closes idle connections and waits for DNS lookups in flight. A
+// Client must not be used after Close.
+func (c *Client) Close() {
+	c.tr.CloseIdleConnections()
+	c.dns.close()
+}
 
 // Do performs one GET of req.URL. Redirects are not followed.
 //
 // It returns an error only when there is no HTTP response to record at all,
 // or when ctx is cancelled (not merely past its deadline) during the body;
 // such errors are *Error and unwrap to the cause (ErrPrivateNetwork,
-// *net.DNSError, context.DeadlineExceeded, ...). A response cut short by a
-// limit, the deadline or the server is a Result with Truncated set.
+// ErrHeaderTooLarge, ErrConnectTimeout, ErrTLSTimeout, ErrFirstByteTimeout,
+// ErrTimeout, *net.DNSError, ...; the time limits also match
+// context.DeadlineExceeded). A response cut short by a limit, the deadline
+// or the server is a Result with Truncated and Cause set.
 //
 // A 304 to a request that carried no validators is a server or cache bug;
 // Do then fetches once more, unconditionally and with Cache-Control:
@@ -209,23 +260,34 @@ func (c *Client) Do(ctx context.Context, req Request) (*Result, error) {
 		// The server closed a kept-alive connection before our request
 		// reached it: it never saw the request, so sending it again on a
 		// new connection costs the site nothing extra.
+		c.stats.add(cRetriedUnsent)
 		res, err = c.exchange(ctx, req, false)
+	}
+	if err != nil {
+		c.stats.count(err)
 	}
 	if err != nil || res.Status != http.StatusNotModified || res.Conditional {
 		return res, err
 	}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "fetch: 304 without validators; fetching again", slog.String("url", req.URL.String()))
-	res, err = c.exchange(ctx, Request{URL: req.URL}, true)
+	c.stats.add(cRefetched304)
+	res, err = c.exchange(ctx, Request{URL: req.URL, AllTypes: req.AllTypes}, true)
+	if err != nil {
+		c.stats.count(err)
+	}
 	if res != nil {
 		res.Refetched = true
 	}
 	return res, err
 }
 
-// exchange sends one request and reads its response within cfg.Timeout.
-func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
+// exchange sends one request and reads its response within the limits.
+func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*Result, error) {
+	// Each limit cancels ctx with its own cause, so the error says which.
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	ctx, cancelT := context.WithTimeoutCause(ctx, c.cfg.Timeout, ErrTimeout)
+	defer cancelT()
 
 	u := req.URL
 	host := hostHeader(u.Host)
@@ -236,8 +298,9 @@ func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Resu
 		Conditional: h.Get("If-None-Match") != "" || h.Get("If-Modified-Since") != "",
 	}
 
-	var tr traceInfo
-	ctx = httptrace.WithClientTrace(ctx, tr.clientTrace(c.now))
+	tr := &traceInfo{now: c.now, cancel: cancel, tlsLimit: c.cfg.TLSTimeout, firstByteLimit: c.cfg.FirstByteTimeout}
+	defer tr.stopTimers()
+	ctx = httptrace.WithClientTrace(ctx, tr.clientTrace())
 	// The request is built around u itself rather than a re-parse of its
 	// string form, so what is sent is exactly the URL the crawler chose.
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
@@ -258,14 +321,16 @@ func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Resu
 	res.Start = c.now()
 	resp, err := c.tr.RoundTrip(hreq)
 	headAt := c.now()
-	remote, firstByte, connected := tr.get()
+	tr.stopTimers()
+	tr.mu.Lock()
+	remote, firstByte, connected, reused := tr.remote, tr.firstByte, tr.connected, tr.reused
+	res.DNS, res.Connect, res.TLS = tr.dns, tr.connect, tr.tls
+	tr.mu.Unlock()
 	if err != nil {
 		tr.mu.Lock()
 		retryable := tr.reused && !tr.wrote && ctx.Err() == nil
 		tr.mu.Unlock()
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			err = fmt.Errorf("%w: %w", ctxErr, err)
-		}
+		err = c.roundTripError(ctx, err)
 		op := "get"
 		if !connected {
 			op = "dial"
@@ -280,10 +345,22 @@ func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Resu
 	res.Header = resp.Header
 	res.ResponseHead = responseHead(resp)
 	res.RemoteAddr = remote
+	res.Reused = reused
 	res.TTFB = firstByte.Sub(res.Start)
 	res.NotModified = res.Status == http.StatusNotModified && res.Conditional
 
-	if err := c.readBody(ctx, resp, res); err != nil {
+	var watch *rateWatch
+	if c.cfg.MinTransferBytes > 0 {
+		watch = &rateWatch{min: c.cfg.MinTransferBytes, window: c.cfg.MinTransferWindow, cancel: cancel}
+		watch.start()
+	}
+	types := c.cfg.Types
+	if req.AllTypes {
+		types = nil
+	}
+	err = c.readBody(ctx, resp, res, types, watch)
+	watch.stop()
+	if err != nil {
 		return nil, &Error{Op: "read", URL: u.String(), Err: err}
 	}
 	res.End = c.now()
@@ -302,9 +379,28 @@ func (c *Client) exchange(ctx context.Context, req Request, noCache bool) (*Resu
 	return res, nil
 }
 
+// roundTripError names the limit behind a RoundTrip failure.
+func (c *Client) roundTripError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+			return fmt.Errorf("%w: %w", cause, err)
+		}
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "response headers exceeded"), // HTTP/1.1
+		strings.Contains(msg, "header list larger than"): // HTTP/2
+		return fmt.Errorf("%w (%d bytes): %w", ErrHeaderTooLarge, c.cfg.MaxHeaderBytes, err)
+	case strings.Contains(msg, "TLS handshake timeout"):
+		return fmt.Errorf("%w: %w", ErrTLSTimeout, err)
+	}
+	return err
+}
+
 // header builds the request header fields other than Host.
 func (c *Client) header(req Request, noCache bool) http.Header {
-	h := http.Header{}
+	h := make(http.Header, 8)
 	h.Set("User-Agent", c.cfg.UserAgent)
 	if c.cfg.From != "" {
 		h.Set("From", c.cfg.From)
@@ -318,7 +414,9 @@ func (c *Client) header(req Request, noCache bool) http.Header {
 		h.Set("If-None-Match", req.ETag)
 	}
 	if lm := req.LastModified; lm != "" && httpguts.ValidHeaderFieldValue(lm) {
-		if t, err := http.ParseTime(lm); err != nil || !t.After(c.now()) {
+		// RFC 9110 §13.1.3: a recipient must ignore an If-Modified-Since
+		// that is not a valid HTTP-date, so one is not worth sending.
+		if t, ok := ParseHTTPDate(lm); ok && !t.After(c.now()) {
 			h.Set("If-Modified-Since", lm)
 		}
 	}
@@ -345,15 +443,30 @@ func hostHeader(host string) string {
 	return host
 }
 
-// traceInfo collects what httptrace reports about one exchange. The
-// callbacks may run on the Transport's goroutines, hence the lock.
+// traceInfo collects what httptrace reports about one exchange and runs
+// the TLS and first-byte timers. The callbacks may run on the Transport's
+// goroutines, hence the lock.
 type traceInfo struct {
-	mu        sync.Mutex
-	remote    string
-	connected bool
-	reused    bool // the connection had carried earlier requests
-	wrote     bool // the request was written to it in full
-	firstByte time.Time
+	now            func() time.Time
+	cancel         context.CancelCauseFunc
+	tlsLimit       time.Duration
+	firstByteLimit time.Duration
+
+	mu         sync.Mutex
+	remote     string
+	connected  bool
+	reused     bool // the connection had carried earlier requests
+	wrote      bool // the request was written to it in full
+	firstByte  time.Time
+	dnsStart   time.Time
+	dns        time.Duration
+	connStart  time.Time
+	connect    time.Duration
+	tlsStart   time.Time
+	tls        time.Duration
+	tlsTimer   *time.Timer
+	firstTimer *time.Timer
+	stopped    bool
 }
 
 // emptyBody is the body of every request: empty, and not replayable.
@@ -362,8 +475,54 @@ type emptyBody struct{}
 func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 func (emptyBody) Close() error             { return nil }
 
-func (t *traceInfo) clientTrace(now func() time.Time) *httptrace.ClientTrace {
+func (t *traceInfo) clientTrace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
+		DNSStart: func(httptrace.DNSStartInfo) {
+			at := t.now()
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.dnsStart = at
+		},
+		DNSDone: func(httptrace.DNSDoneInfo) {
+			at := t.now()
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if !t.dnsStart.IsZero() {
+				t.dns += at.Sub(t.dnsStart)
+			}
+		},
+		ConnectStart: func(string, string) {
+			at := t.now()
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.connStart.IsZero() {
+				t.connStart = at
+			}
+		},
+		ConnectDone: func(string, string, error) {
+			at := t.now()
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.connect = at.Sub(t.connStart)
+		},
+		TLSHandshakeStart: func() {
+			at := t.now()
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.tlsStart = at
+			if !t.stopped && t.tlsTimer == nil {
+				t.tlsTimer = time.AfterFunc(t.tlsLimit, func() { t.cancel(ErrTLSTimeout) })
+			}
+		},
+		TLSHandshakeDone: func(tls.ConnectionState, error) {
+			at := t.now()
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.tls = at.Sub(t.tlsStart)
+			if t.tlsTimer != nil {
+				t.tlsTimer.Stop()
+			}
+		},
 		GotConn: func(info httptrace.GotConnInfo) {
 			t.mu.Lock()
 			defer t.mu.Unlock()
@@ -377,20 +536,34 @@ func (t *traceInfo) clientTrace(now func() time.Time) *httptrace.ClientTrace {
 			t.mu.Lock()
 			defer t.mu.Unlock()
 			t.wrote = info.Err == nil
+			if t.wrote && !t.stopped && t.firstByte.IsZero() && t.firstTimer == nil {
+				t.firstTimer = time.AfterFunc(t.firstByteLimit, func() { t.cancel(ErrFirstByteTimeout) })
+			}
 		},
 		GotFirstResponseByte: func() {
-			at := now()
+			at := t.now()
 			t.mu.Lock()
 			defer t.mu.Unlock()
 			if t.firstByte.IsZero() {
 				t.firstByte = at
 			}
+			if t.firstTimer != nil {
+				t.firstTimer.Stop()
+			}
 		},
 	}
 }
 
-func (t *traceInfo) get() (remote string, firstByte time.Time, connected bool) {
+// stopTimers stops the TLS and first-byte timers, for good: once the
+// response head is in (or the round trip failed) they have no more to say.
+func (t *traceInfo) stopTimers() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.remote, t.firstByte, t.connected
+	t.stopped = true
+	if t.tlsTimer != nil {
+		t.tlsTimer.Stop()
+	}
+	if t.firstTimer != nil {
+		t.firstTimer.Stop()
+	}
 }
