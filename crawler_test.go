@@ -462,3 +462,65 @@ func TestHostRuleSlowsAHost(t *testing.T) {
 		t.Errorf("fast.test took %v for its requests: the rule should not apply to it", d)
 	}
 }
+
+// TestRobotsLastGoodCopy: when robots.txt, fetched fine once, starts failing
+// with 5xx, the copy from the earlier fetch stands in (Google: up to 30
+// days) instead of stopping the crawl of the site.
+func TestRobotsLastGoodCopy(t *testing.T) {
+	var mu sync.Mutex
+	failing := false
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		f := failing
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/robots.txt":
+			if f {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		default:
+			w.Header().Set("ETag", `"v1"`)
+			fmt.Fprint(w, `<a href="/private">p</a> <a href="/public">q</a>`)
+		}
+	}))
+	defer srv.Close()
+	cfg := gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://a.test/"},
+		Delay:                10 * time.Millisecond,
+		RobotsTTL:            300 * time.Millisecond, // expired by the second run
+		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
+		AllowPrivateNetworks: true,
+	}
+	for run, recrawl := range []bool{false, true} {
+		cfg.Recrawl = recrawl
+		c, err := gentlecrawl.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := c.Run(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 && (sum.Robots["unavailable"] != 1 || sum.Pages != 2 || len(sum.Deferred) != 0) {
+			t.Errorf("second run: %+v; want robots.txt unavailable, the last good copy used, both pages fetched", sum)
+		}
+		mu.Lock()
+		failing = true
+		mu.Unlock()
+		time.Sleep(400 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) == 6 {
+		sort.Strings(paths[4:]) // the recrawl's order is the store's
+	}
+	want := "/robots.txt / /public /robots.txt / /public"
+	if got := strings.Join(paths, " "); got != want {
+		t.Errorf("requests %q, want %q (never /private)", got, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,14 +15,6 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
 	"github.com/gentlecrawl/gentlecrawl/robots"
 )
-
-// maxRobotsHops is how many redirects a robots.txt fetch follows (RFC 9309
-// §2.3.1.2 asks for at least five).
-const maxRobotsHops = 5
-
-// lastGoodCopy is how long a robots.txt that was fetched once may stand in
-// for one that has become unavailable (Google: 30 days).
-const lastGoodCopy = 30 * 24 * time.Hour
 
 // robotsCache holds the robots.txt rules of the origins (scheme://host:port)
 // in this crawl. An origin's entry is only read or written by the worker
@@ -99,16 +92,15 @@ func (c *Crawler) robotsFor(origin string) (*hostRobots, error) {
 
 func (c *Crawler) rulesFromRecord(rec *frontier.RobotsRecord) *hostRobots {
 	r := &hostRobots{expires: rec.Expires, failures: rec.Failures}
-	var rules *robots.Robots
-	switch rec.Outcome {
-	case robots.OutcomeParsed.String():
-		rules = robots.Parse(rec.Body)
-	case robots.OutcomeUnrestricted.String():
-		rules = robots.AllowAll()
-	default:
+	rules := recordOf(rec).Rules()
+	switch {
+	case rec.Source == robots.SourceDisallowAll.String() || rules == nil:
+		// RFC 9309 §2.3.1.4: unreachable means complete disallow.
 		r.unavailable = true
 		r.retryAt = rec.Expires
 		rules = robots.DisallowAll()
+	case rec.Source == robots.SourceAssumedAllow.String():
+		rules = robots.AllowAll()
 	}
 	r.group = rules.Group(c.cfg.Agent)
 	cd, ok := r.group.CrawlDelay()
@@ -116,6 +108,21 @@ func (c *Crawler) rulesFromRecord(rec *frontier.RobotsRecord) *hostRobots {
 	r.gapWhy = fmt.Sprintf("delay %v", c.cfg.Delay)
 	if r.gap > c.cfg.Delay {
 		r.gapWhy = fmt.Sprintf("Crawl-delay %v", r.gap)
+	}
+	return r
+}
+
+// recordOf turns a stored robots.txt record into what robots.Policy keeps.
+func recordOf(rec *frontier.RobotsRecord) robots.Record {
+	if rec == nil {
+		return robots.Record{}
+	}
+	r := robots.Record{Body: rec.Body, Fetched: rec.Fetched, FailingSince: rec.FailingSince, Failures: rec.Failures}
+	switch rec.Outcome {
+	case robots.OutcomeParsed.String():
+		r.Outcome = robots.OutcomeParsed
+	case robots.OutcomeUnrestricted.String():
+		r.Outcome = robots.OutcomeUnrestricted
 	}
 	return r
 }
@@ -139,7 +146,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 			return retry, nil
 		}
 	}
-	res, ferr := c.client.Do(ctx, fetch.Request{URL: target})
+	res, ferr := c.client.Do(ctx, fetch.Request{URL: target, AllTypes: true})
 	end := time.Now()
 	if res != nil {
 		end = res.End
@@ -165,7 +172,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 	// A redirect: follow it on the host's next turn, so that each hop keeps
 	// the gap like any other request.
 	if ferr == nil && res.Status >= 300 && res.Status < 400 {
-		if loc, err := target.Parse(res.Header.Get("Location")); err == nil && hops < maxRobotsHops && (loc.Scheme == "http" || loc.Scheme == "https") {
+		if loc, err := fetch.ResolveLocation(target, res.Header.Get("Location")); err == nil && c.robotsPolicy().FollowRedirect(hops) {
 			next := &hostRobots{hop: loc, hops: hops + 1}
 			if prev != nil {
 				next.group, next.gap = prev.group, prev.gap
@@ -173,63 +180,55 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 			c.robots.set(origin, next)
 			return hostload.After(end, c.cfg.Delay), nil
 		}
-		ferr = fmt.Errorf("robots.txt: redirect not followed after %d hops", hops)
 	}
 
-	var status int
-	var body []byte
-	if res != nil {
-		status, body = res.Status, res.Body
-		if res.Truncated == "time" || res.Truncated == "disconnect" {
-			ferr = fmt.Errorf("robots.txt: body truncated (%s)", res.Truncated)
-		}
+	resp := robots.Response{Err: ferr, Hops: hops}
+	if ferr == nil {
+		resp.Status, resp.Body = res.Status, res.Body
+		resp.CacheControl = strings.Join(res.Header.Values("Cache-Control"), ",")
+		resp.Truncated = res.Truncated == "time" || res.Truncated == "disconnect" || res.DecodeErr != nil
 	}
-	_, outcome := robots.FromResponse(status, body, ferr)
-	c.stats.update(func(s *Summary) { s.Robots[outcome.String()]++ })
-
+	old, err := c.store.Robots(origin)
+	if err != nil {
+		return time.Time{}, err
+	}
 	now := time.Now()
-	rec := &frontier.RobotsRecord{Fetched: now, Status: status, Outcome: outcome.String()}
+	d := c.robotsPolicy().Decide(resp, recordOf(old), now)
+	c.stats.update(func(s *Summary) { s.Robots[d.Outcome.String()]++ })
+	rec := &frontier.RobotsRecord{
+		Checked:      now,
+		Expires:      d.Expires,
+		Status:       resp.Status,
+		Source:       d.Source.String(),
+		Outcome:      d.Record.Outcome.String(),
+		Body:         d.Record.Body,
+		Fetched:      d.Record.Fetched,
+		FailingSince: d.Record.FailingSince,
+		Failures:     d.Record.Failures,
+		Reason:       d.Reason,
+	}
+	if d.Record.Outcome == 0 {
+		rec.Outcome = ""
+	}
 	if ferr != nil {
 		rec.Error = ferr.Error()
 	}
-	if outcome == robots.OutcomeUnavailable {
-		old, err := c.store.Robots(origin)
-		if err != nil {
-			return time.Time{}, err
-		}
-		failures := 1
-		if old != nil {
-			failures = old.Failures + 1
-		}
-		retry := min(c.cfg.RobotsRetry<<min(failures-1, 20), c.cfg.RobotsTTL)
-		// RFC 9309 §2.3.1.4: unreachable means complete disallow — unless
-		// a copy fetched in the last 30 days can stand in for it.
-		if old != nil && old.Outcome != robots.OutcomeUnavailable.String() && now.Sub(old.Fetched) < lastGoodCopy {
-			rec = old
-		} else {
-			rec.Body = nil
-		}
-		rec.Failures = failures
-		rec.Expires = now.Add(retry)
-		c.cfg.Logger.Warn("robots.txt unavailable", "origin", origin, "status", status, "err", ferr, "retry_in", retry)
-	} else {
-		rec.Body = body
-		if outcome == robots.OutcomeParsed && len(rec.Body) > robots.MaxSize {
-			rec.Body = rec.Body[:robots.MaxSize]
-		}
-		rec.Expires = now.Add(c.cfg.RobotsTTL)
+	if d.Outcome == robots.OutcomeUnavailable {
+		c.cfg.Logger.Warn("robots.txt unavailable", "origin", origin, "reason", d.Reason)
 	}
 	if err := c.store.PutRobots(origin, rec); err != nil {
 		return time.Time{}, err
 	}
 	r := c.rulesFromRecord(rec)
-	if outcome == robots.OutcomeUnavailable && rec.Outcome != outcome.String() {
-		// Standing in with the last good copy: usable, but ask again soon.
-		r.expires = rec.Expires
-	}
 	c.robots.set(origin, r)
 	floor, _ := floorFor(c.cfg.HostRules, politenessKey(target), now, r.gap, r.gapWhy)
 	return hostload.After(end, floor), nil
+}
+
+// robotsPolicy is what a robots.txt response means (robots.Policy: RFC 9309
+// and Google's documented handling), with the crawl's cache time and retry.
+func (c *Crawler) robotsPolicy() robots.Policy {
+	return robots.Policy{TTL: c.cfg.RobotsTTL, Retry: c.cfg.RobotsRetry, MinTTL: min(time.Minute, c.cfg.RobotsTTL)}
 }
 
 func robotsURL(host string) *url.URL {

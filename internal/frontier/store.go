@@ -17,7 +17,7 @@ import (
 
 // FormatVersion is the layout of the keys and values in the store. A job
 // directory written with another version is refused, never rewritten.
-const FormatVersion = "1"
+const FormatVersion = "2"
 
 // Key prefixes. Every key starts with one byte naming its space.
 const (
@@ -70,15 +70,21 @@ type History struct {
 	Pending      bool      `json:"pending,omitempty"` // queued again, not yet visited
 }
 
-// RobotsRecord is the cached outcome of a host's robots.txt fetch.
+// RobotsRecord is what the crawl keeps of an origin's robots.txt: the last
+// fetch, the rules in force until Expires, the last good copy and the
+// current run of failures (see robots.Policy).
 type RobotsRecord struct {
-	Fetched  time.Time `json:"fetched"`
-	Expires  time.Time `json:"expires"`
-	Status   int       `json:"status,omitempty"`
-	Outcome  string    `json:"outcome"`
-	Error    string    `json:"error,omitempty"`
-	Body     []byte    `json:"body,omitempty"`
-	Failures int       `json:"failures,omitempty"` // consecutive unavailable answers
+	Checked      time.Time `json:"checked"`           // the last fetch
+	Expires      time.Time `json:"expires"`           // fetch again after this
+	Status       int       `json:"status,omitempty"`  // of the last fetch
+	Error        string    `json:"error,omitempty"`   // of the last fetch
+	Source       string    `json:"source"`            // where the rules in force come from (robots.Source)
+	Reason       string    `json:"reason,omitempty"`  // one line, for people
+	Outcome      string    `json:"outcome,omitempty"` // of the last good copy: parsed, unrestricted, or ""
+	Body         []byte    `json:"body,omitempty"`    // the last good copy, when parsed
+	Fetched      time.Time `json:"fetched,omitempty"` // when the last good copy was fetched
+	FailingSince time.Time `json:"failing_since,omitempty"`
+	Failures     int       `json:"failures,omitempty"` // consecutive unavailable answers
 }
 
 // Store is the durable state of one crawl: queues, seen-set, fetch history and
