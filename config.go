@@ -48,6 +48,12 @@ type Config struct {
 	// Scope says which discovered URLs are followed. Default ScopeHost.
 	Scope Scope
 
+	// AllTypes downloads every kind of file. By default links to audio,
+	// video, executables, archives and disk images are not followed (by
+	// their extension), and a download whose Content-Type is one of those
+	// ends after the headers.
+	AllTypes bool
+
 	// Recrawl makes every URL the job has visited due again, fetched with
 	// conditional GET from its history.
 	Recrawl bool
@@ -297,6 +303,9 @@ func (c Config) fetchConfig() (fetch.Config, error) {
 		MaxBodySize:          c.MaxBodySize,
 		Timeout:              c.Timeout,
 		AllowPrivateNetworks: c.AllowPrivateNetworks,
+	}
+	if !c.AllTypes {
+		fc.Types = fetch.DefaultTypePolicy()
 	}
 	for _, r := range c.Resolve {
 		rr, err := fetch.ParseResolve(r)

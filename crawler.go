@@ -39,6 +39,8 @@ type Crawler struct {
 	stats  *stats
 	robots robotsCache
 
+	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
+
 	resumed      bool         // the job had run before
 	pagesStarted atomic.Int64 // for MaxPages
 	stopReason   atomic.Value // string
@@ -54,6 +56,9 @@ func New(cfg Config) (*Crawler, error) {
 	}
 	c := &Crawler{cfg: cfg, seeds: seeds, stats: newStats(), sched: hostload.NewScheduler(hostload.LoadConfig{MaxPerAddr: cfg.MaxPerAddr})}
 	c.robots.hosts = make(map[string]*hostRobots)
+	if !cfg.AllTypes {
+		c.extPolicy = fetch.DefaultExtensionPolicy()
+	}
 	return c, nil
 }
 
@@ -355,7 +360,16 @@ func (c *Crawler) finish(ctx context.Context) Summary {
 	if reason == "finished" && len(deferred) > 0 {
 		reason = "deferred"
 	}
+	limits := make(map[string]int64)
+	for k, v := range c.client.Stats() {
+		if v != 0 && k != "dns_cache_hit" && k != "dns_cache_miss" {
+			limits[k] = v
+		}
+	}
 	c.stats.update(func(s *Summary) {
+		if len(limits) > 0 {
+			s.FetchLimits = limits
+		}
 		s.Finished = time.Now()
 		s.Elapsed = s.Finished.Sub(s.Started)
 		s.Stopped = reason

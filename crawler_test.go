@@ -1,12 +1,14 @@
 package gentlecrawl_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -522,5 +524,68 @@ func TestRobotsLastGoodCopy(t *testing.T) {
 	want := "/robots.txt / /public /robots.txt / /public"
 	if got := strings.Join(paths, " "); got != want {
 		t.Errorf("requests %q, want %q (never /private)", got, want)
+	}
+}
+
+// TestContentPolicies: links to archives and videos are not followed; a
+// download whose Content-Type is audio ends after the headers; a page with a
+// strange extension that is really HTML is read for links; a chain of more
+// than ten redirects is cut.
+func TestContentPolicies(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		switch p := r.URL.Path; {
+		case p == "/robots.txt":
+			http.NotFound(w, r)
+		case p == "/":
+			fmt.Fprint(w, `<a href="/a.zip">zip</a> <a href="/movie.mp4">video</a> <a href="/song">song</a>
+				<a href="/page1.LOL111">odd</a> <a href="/r/0">chain</a>`)
+		case p == "/song":
+			w.Header().Set("Content-Type", "audio/mpeg")
+			w.Write(bytes.Repeat([]byte{0xff}, 1<<20))
+		case p == "/page1.LOL111":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			fmt.Fprint(w, `<!DOCTYPE html><html><body><a href="/found-via-odd">x</a></body></html>`)
+		case strings.HasPrefix(p, "/r/"):
+			n, _ := strconv.Atoi(strings.TrimPrefix(p, "/r/"))
+			http.Redirect(w, r, fmt.Sprintf("/r/%d", n+1), http.StatusFound)
+		default:
+			fmt.Fprint(w, "<p>ok</p>")
+		}
+	}))
+	defer srv.Close()
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://a.test/"},
+		Delay:                5 * time.Millisecond,
+		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
+		AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/a.zip"]+hits["/movie.mp4"] != 0 {
+		t.Errorf("archive or video requested: %v", hits)
+	}
+	if hits["/song"] != 1 || sum.SkippedType != 1 || sum.SkippedExtension != 2 {
+		t.Errorf("song requested %d times; summary skipped %d by type, %d by extension; want 1, 1, 2", hits["/song"], sum.SkippedType, sum.SkippedExtension)
+	}
+	if hits["/found-via-odd"] != 1 {
+		t.Errorf("the link on the HTML page served as octet-stream was not followed")
+	}
+	// /r/0 is reached by a link; /r/1 … /r/10 by redirects; /r/11 would be
+	// the 11th redirect in the chain.
+	if hits["/r/10"] != 1 || hits["/r/11"] != 0 || sum.BadRedirects != 1 {
+		t.Errorf("redirect chain: /r/10 %d, /r/11 %d, bad redirects %d; want 1, 0, 1", hits["/r/10"], hits["/r/11"], sum.BadRedirects)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 	"github.com/gentlecrawl/gentlecrawl/warc"
 )
@@ -84,6 +85,9 @@ func expectedFetches(t *testing.T, web *simweb.Web, agent string) map[string]sim
 		path := u.RequestURI()
 		if !web.Allowed(h.Name, path, agent) {
 			continue
+		}
+		if skip, _ := fetch.DefaultExtensionPolicy().Skip(u); skip {
+			continue // an archive or executable: not downloaded by default
 		}
 		res, ok := h.Resource(path)
 		if !ok {

@@ -2,11 +2,8 @@ package gentlecrawl
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/base32"
 	"errors"
 	"math"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -30,6 +27,7 @@ const (
 	outcomeFailed     = "failed"     // no response (network error, refused, timeout)
 	outcomeDisallowed = "disallowed" // robots.txt forbids it; not requested
 	outcomeInvalid    = "invalid"    // the queued URL could not be parsed
+	outcomeSkipped    = "skipped"    // its Content-Type is one the crawl does not want; body not downloaded
 )
 
 // visit takes one turn on a held host: at most one request, and the host is
@@ -203,9 +201,13 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			}
 			saved = max(0, prev.Size-res.WireBytes)
 		} else {
-			digest := payloadDigest(res.Body)
+			digest := res.PayloadDigest()
 			h.Outcome = outcomeFetched
-			if prev != nil && res.Status == prev.Status && digest == prev.Digest && res.Truncated == "" {
+			switch {
+			case res.Skipped:
+				h.Outcome = outcomeSkipped
+			case prev != nil && res.Status == prev.Status && res.SamePayload(prev.Digest):
+				// No validators, or they changed, yet the same bytes.
 				h.Outcome = outcomeUnchanged
 			}
 			h.ETag = res.Header.Get("ETag")
@@ -222,7 +224,10 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			s.ByStatus[res.Status]++
 			s.WireBytes += res.WireBytes
 			s.BodyBytes += int64(len(res.Body))
-			if res.Truncated != "" {
+			switch {
+			case res.Skipped:
+				s.SkippedType++
+			case res.Truncated != "":
 				s.Truncated++
 			}
 			if unchanged {
@@ -265,16 +270,30 @@ func (c *Crawler) noteDecision(host string, d hostload.Decision) {
 // page, or the target of a redirect.
 func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Candidate {
 	var found []*url.URL
+	redirect := res.Status >= 300 && res.Status < 400
 	switch {
-	case res.Status >= 300 && res.Status < 400:
-		if loc := res.Header.Get("Location"); loc != "" {
-			if u, err := res.URL.Parse(loc); err == nil {
-				if u, err := urlnorm.Parse(u.String()); err == nil {
-					u.Fragment, u.RawFragment = "", ""
-					found = append(found, u)
-				}
-			}
+	case redirect:
+		loc := res.Header.Get("Location")
+		if loc == "" {
+			break
 		}
+		u, err := fetch.ResolveLocation(res.URL, loc)
+		if err == nil {
+			u, err = urlnorm.Parse(u.String())
+		}
+		if err != nil {
+			c.cfg.Logger.Info("unusable redirect", "url", item.URL, "location", loc, "err", err)
+			c.stats.update(func(s *Summary) { s.BadRedirects++ })
+			break
+		}
+		if item.Hops+1 > fetch.MaxRedirects {
+			// A chain this long is a loop or a trap; the seen-set stops
+			// loops back to a URL already known.
+			c.stats.update(func(s *Summary) { s.BadRedirects++ })
+			break
+		}
+		u.Fragment, u.RawFragment = "", ""
+		found = append(found, u)
 	case res.Status == http.StatusOK && isHTML(res) && res.Truncated != "time" && res.Truncated != "disconnect":
 		page, err := extract.HTML(res.URL, res.Body)
 		if page == nil {
@@ -291,9 +310,9 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Cand
 		}
 	}
 	var out []frontier.Candidate
-	var outOfScope, tooDeep int
+	var outOfScope, tooDeep, skipped int
 	depth := item.Depth + 1
-	if res.Status >= 300 && res.Status < 400 {
+	if redirect {
 		depth = item.Depth // a redirect is the same page moved, not a link
 	}
 	for _, u := range found {
@@ -302,28 +321,33 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Cand
 			outOfScope++
 		case c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth:
 			tooDeep++
+		case c.extPolicy != nil && c.extSkip(u):
+			skipped++
 		default:
-			out = append(out, candidate(u, depth))
+			cand := candidate(u, depth)
+			if redirect {
+				cand.Hops = item.Hops + 1
+			}
+			out = append(out, cand)
 		}
 	}
-	if outOfScope > 0 || tooDeep > 0 {
-		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep })
+	if outOfScope > 0 || tooDeep > 0 || skipped > 0 {
+		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep; s.SkippedExtension += skipped })
 	}
 	return out
 }
 
+// isHTML reports whether a response is a page to take links from: its media
+// type, sniffed when the server sent none or a generic one.
 func isHTML(res *fetch.Result) bool {
-	ct := res.Header.Get("Content-Type")
-	if ct == "" {
-		ct = http.DetectContentType(res.Body)
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
+	return !res.Skipped && (res.MediaType == "text/html" || res.MediaType == "application/xhtml+xml")
 }
 
-func payloadDigest(b []byte) string {
-	sum := sha1.Sum(b)
-	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+// extSkip reports whether a discovered URL's extension is one the crawl does
+// not download (audio, video, executables, archives, disk images).
+func (c *Crawler) extSkip(u *url.URL) bool {
+	skip, _ := c.extPolicy.Skip(u)
+	return skip
 }
 
 // record writes the exchange to the WARC files: request and response, or

@@ -25,6 +25,7 @@ type crawlFlags struct {
 	scope        string
 	crawlDelay   string
 	recrawl      bool
+	allTypes     bool
 	resolve      []string
 	connectTo    []string
 	allowPrivate bool
@@ -75,6 +76,7 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "follow at most this many links from a seed (0: no limit)")
 	fs.StringVar(&f.scope, "scope", "host", "which links to follow: host (the seeds' hosts), domain (their registrable domains), prefix (URLs under a seed)")
 	fs.BoolVar(&f.recrawl, "recrawl", false, "fetch every URL the job knows again, with conditional GET (If-None-Match / If-Modified-Since)")
+	fs.BoolVar(&f.allTypes, "all-types", false, "download every kind of file (by default audio, video, executables, archives and disk images are skipped)")
 	fs.StringArrayVar(&f.resolve, "resolve", nil, "HOST:PORT:ADDR — connect to ADDR for HOST:PORT, as curl does (repeatable)")
 	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "HOST1:PORT1:HOST2:PORT2 — connect to HOST2:PORT2 instead, as curl does; empty HOST1/PORT1 match any (repeatable)")
 	fs.BoolVar(&f.allowPrivate, "allow-private-networks", false, "allow loopback and private addresses (refused by default)")
@@ -120,6 +122,7 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		MaxDepth:             f.maxDepth,
 		Scope:                scope,
 		Recrawl:              f.recrawl,
+		AllTypes:             f.allTypes,
 		Workers:              f.workers,
 		Timeout:              f.timeout,
 		Resolve:              f.resolve,
@@ -264,6 +267,19 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 		for _, h := range hosts {
 			fmt.Fprintf(w, "  slowed down     %s: %s\n", h, s.Slowed[h])
 		}
+	}
+	if s.SkippedExtension > 0 || s.SkippedType > 0 {
+		fmt.Fprintf(w, "  skipped         %d links by extension, %d downloads by Content-Type (audio, video, executables, archives, disk images; --all-types fetches them)\n", s.SkippedExtension, s.SkippedType)
+	}
+	if s.BadRedirects > 0 {
+		fmt.Fprintf(w, "  bad redirects   %d not followed: unusable Location, or more than 10 in a chain\n", s.BadRedirects)
+	}
+	if len(s.FetchLimits) > 0 {
+		parts := make(map[string]int, len(s.FetchLimits))
+		for k, v := range s.FetchLimits {
+			parts[k] = int(v)
+		}
+		fmt.Fprintf(w, "  safeguards      %s\n", countList(parts))
 	}
 	if s.Truncated > 0 {
 		fmt.Fprintf(w, "  truncated       %d bodies cut by a limit or a broken connection\n", s.Truncated)

@@ -37,6 +37,7 @@ type Entry struct {
 	Depth    int    `json:"d,omitempty"` // links followed from a seed
 	Recrawl  bool   `json:"r,omitempty"` // queued again by --recrawl
 	Attempts int    `json:"a,omitempty"` // earlier tries that the server or network failed
+	Hops     int    `json:"h,omitempty"` // redirects followed to reach this URL
 }
 
 // Item is a queued Entry with its place in the store.
