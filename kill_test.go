@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,7 +41,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a crawler process twenty times")
 	}
-	web, err := simweb.New(simweb.Config{Seed: 11, Hosts: 12, PagesPerHost: 80, CrawlDelay: 200 * time.Millisecond})
+	web, err := simweb.New(simweb.Config{Seed: 11, Hosts: 12, PagesPerHost: 40, CrawlDelay: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
-		var out bytes.Buffer
+		var out lockedBuffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		before := len(web.Requests())
 		if err := cmd.Start(); err != nil {
@@ -75,12 +76,15 @@ func TestKillNineLosesNothing(t *testing.T) {
 		go func() { exited <- cmd.Wait() }()
 		if kill {
 			// Let it get going — one request per host, so that what the
-			// last kill cut off has been fetched again — then kill it at a
-			// random moment. A crash costs at most one more fetch of what
-			// was in flight; kills closer together than that could cut
-			// the same re-fetch twice, which is not what is measured.
-			deadline := time.Now().Add(30 * time.Second)
-			for len(web.Requests()) < before+len(web.Hosts())+2 && time.Now().Before(deadline) {
+			// last kill cut off has been fetched again — then kill it after
+			// a random number of further requests, at a random moment. A
+			// crash costs at most one more fetch of what was in flight;
+			// kills closer together than that could cut the same re-fetch
+			// twice, which is not what is measured. Counting requests, not
+			// time, keeps the test the same on a slow machine.
+			target := before + len(web.Hosts()) + 2 + rng.IntN(20)
+			deadline := time.Now().Add(time.Minute)
+			for len(web.Requests()) < target && time.Now().Before(deadline) {
 				select {
 				case err := <-exited:
 					if err != nil {
@@ -90,7 +94,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 				case <-time.After(5 * time.Millisecond):
 				}
 			}
-			time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+			time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
 			cmd.Process.Kill()
 		}
 		select {
@@ -102,8 +106,9 @@ func TestKillNineLosesNothing(t *testing.T) {
 				t.Fatalf("crawler failed: %v\n%s", err, out.String())
 			}
 			return true
-		case <-time.After(2 * time.Minute):
+		case <-time.After(5 * time.Minute):
 			cmd.Process.Kill()
+			<-exited
 			t.Fatalf("crawler did not finish\n%s", out.String())
 		}
 		return false
@@ -158,4 +163,23 @@ func TestKillNineLosesNothing(t *testing.T) {
 		}
 	}
 	readWARC(t, filepath.Join(job, "warc"))
+}
+
+// lockedBuffer collects a child's output from the goroutines os/exec copies
+// it with.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
