@@ -7,6 +7,10 @@
 // for deduplication, because some servers do care about, for example, the
 // order of query parameters.
 //
+// [Key] is the seen-set key proper: the canonical form without session ids
+// ([StripSessionIDs]) and without the query parameters the caller says to
+// drop (robots.txt Clean-param, parameters learned to be irrelevant).
+//
 // [HostKey] names the unit of politeness and scope: scheme, host and port.
 //
 // The package is pure (no I/O) and all its functions are safe for

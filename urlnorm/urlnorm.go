@@ -191,6 +191,13 @@ func HostKey(u *url.URL) string {
 // Canonical does not fail: a URL that Parse would refuse gets a best-effort
 // key.
 func Canonical(u *url.URL) string {
+	return canonical(u, nil, false)
+}
+
+// canonical writes the canonical form of u. With sessions, session ids are
+// left out (see StripSessionIDs); query parameters whose name drop reports
+// are left out too.
+func canonical(u *url.URL, drop func(name string) bool, sessions bool) string {
 	var b strings.Builder
 	b.Grow(len(u.Host) + len(u.Path) + len(u.RawQuery) + 16)
 	scheme := strings.ToLower(u.Scheme)
@@ -204,12 +211,22 @@ func Canonical(u *url.URL) string {
 	if err != nil {
 		b.WriteString(strings.ToLower(u.Host))
 	} else {
+		if !isASCII(host) {
+			// Not through Parse: IDNA here too, so that both spellings
+			// of a host share a key.
+			if a, err := asciiHost(host); err == nil {
+				host = a
+			}
+		}
 		b.WriteString(strings.ToLower(joinHostPort(scheme, host, port)))
 	}
 
 	p := u.Opaque
 	if p == "" {
 		p = u.EscapedPath()
+	}
+	if sessions && strings.IndexByte(p, ';') >= 0 {
+		p, _ = stripPathParams(p, nil)
 	}
 	start := b.Len()
 	if p == "" || p[0] != '/' {
@@ -226,15 +243,24 @@ func Canonical(u *url.URL) string {
 	}
 
 	if u.RawQuery != "" {
-		writeQuery(&b, u.RawQuery)
+		writeQuery(&b, u.RawQuery, drop, sessions)
 	}
 	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // writeQuery writes "?" and the query's parameters sorted by name; empty
 // parameters ("a=1&&b=2") are dropped and nothing is written when none is
 // left.
-func writeQuery(b *strings.Builder, q string) {
+func writeQuery(b *strings.Builder, q string, drop func(string) bool, sessions bool) {
 	n := strings.Count(q, "&") + 1
 	var stack [16]string
 	params := stack[:0]
@@ -263,6 +289,16 @@ func writeQuery(b *strings.Builder, q string) {
 			var nb strings.Builder
 			writeNormalizedEscapes(&nb, p, true)
 			params[i] = nb.String()
+		}
+	}
+	if drop != nil || sessions {
+		params = slices.DeleteFunc(params, func(p string) bool {
+			name, value, _ := strings.Cut(p, "=")
+			return sessions && isSessionParam(name, value) ||
+				drop != nil && drop(decodeName(name))
+		})
+		if len(params) == 0 {
+			return
 		}
 	}
 	slices.SortStableFunc(params, func(a, b string) int {

@@ -34,10 +34,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		loopbackN  = fs.Int("loopback", 0, "also serve on `N` loopback addresses 127.0.0.2…, host i on address i%N")
 		printOnly  = fs.Bool("print-connect-to", false, "print one --connect-to line per host and exit")
 		load       loadFlags
+		traps      trapsFlags
 	)
 	load.register(fs)
+	traps.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\n"+loadUsage+"\nFlags:")
+		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\n"+loadUsage+"\n"+trapsUsage+"\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +56,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		CrawlDelay: *crawlDelay, Latency: *latency,
 	}
 	if err := load.apply(&cfg, time.Now()); err != nil {
+		return err
+	}
+	if err := traps.apply(&cfg); err != nil {
 		return err
 	}
 	switch *logPath {
@@ -81,6 +86,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := load.checkHosts(web); err != nil {
 		return err
 	}
+	if err := traps.checkHosts(web); err != nil {
+		return err
+	}
 	srv, err := web.Start(*listen)
 	if err != nil {
 		return err
@@ -102,14 +110,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	printBanner(stdout, web, srv, perHost, *loopbackN, &load)
+	printBanner(stdout, web, srv, perHost, *loopbackN, &load, &traps)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "simweb: stopping")
 	return nil
 }
 
 // printBanner tells a crawler how to reach the web.
-func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int, load *loadFlags) {
+func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int, load *loadFlags, traps *trapsFlags) {
 	hosts := web.Hosts()
 	fmt.Fprintf(out, "simweb: serving %d hosts on http://%s\n", len(hosts), srv.Addr)
 	if loopbackN > 0 {
@@ -134,5 +142,6 @@ func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, lo
 	}
 	fmt.Fprintf(out, "example: gentlecrawl crawl --allow-private-networks %s http://%s/\n", example, hosts[0].Name)
 	load.describe(out)
+	traps.describe(out, web)
 	fmt.Fprintln(out, "simweb: press Ctrl-C to stop")
 }

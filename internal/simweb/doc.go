@@ -30,6 +30,13 @@
 // mutex, so it — and a Web called through ServeHTTP without sockets —
 // runs on the simulated clock of a testing/synctest bubble.
 //
+// Hosts can also multiply their URLs (HostOptions.Traps): session ids in
+// every link, an endless calendar, a faceted catalog, an endless path,
+// soft 404s, and sitemaps. HostOptions.Pages fixes a host's number of
+// real pages; Host.DistinctPages lists them and Host.PageOf says which
+// one any URL serves, so that a test can count a crawl's requests against
+// the pages it found.
+//
 // A Web is an http.Handler. Start serves it on one listener; ServeLoopback
 // serves it on several loopback addresses so that per-IP behaviour can be
 // tested; the cmd/simweb command runs it as a standalone server.

@@ -72,3 +72,33 @@ func ExampleCapacity() {
 	// 20 requests/s
 	// 200 0s 50ms 1
 }
+
+func ExampleTraps() {
+	// A host of exactly 500 real pages behind session ids, a faceted
+	// catalog and an endless calendar.
+	web, err := simweb.New(simweb.Config{Hosts: 1, Profiles: []simweb.Profile{simweb.ProfileAllow},
+		HostOptions: func(int, string) simweb.HostOptions {
+			return simweb.HostOptions{Pages: 500, NoFiles: true, Traps: simweb.Traps{
+				SessionIDs: "sid", Facets: true, Calendar: true,
+			}}
+		}})
+	if err != nil {
+		panic(err)
+	}
+	h := web.Hosts()[0]
+	fmt.Println(len(h.DistinctPages()), "real pages")
+
+	// After a crawl, each logged request maps to the page it served.
+	for _, path := range []string{
+		"/catalog?size=m&sort=price&color=red&page=1&sid=9f3c",
+		"/catalog?page=7&color=blue&sid=77aa",
+		"/calendar?month=2031-04&sid=01",
+	} {
+		fmt.Println(h.PageOf(path))
+	}
+	// Output:
+	// 500 real pages
+	// http://a.test/catalog?color=red&size=m true
+	// http://a.test/catalog?color=blue&page=2 true
+	//  false
+}

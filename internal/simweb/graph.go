@@ -72,12 +72,18 @@ func hostRand(seed int64, idx int, purpose uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), uint64(idx)<<8|purpose))
 }
 
-// buildSkeleton lays out the resources of host idx.
-func buildSkeleton(cfg *Config, idx int) *skeleton {
+// buildSkeleton lays out the resources of host idx with options o.
+func buildSkeleton(cfg *Config, idx int, o *HostOptions) *skeleton {
 	rng := hostRand(cfg.Seed, idx, 1)
 	p := cfg.PagesPerHost
 	lo, hi := p/2, 3*p/2
 	count := max(1, lo+rng.IntN(hi-lo+1))
+	if o.Pages > 0 {
+		count = o.Pages
+		if o.Traps.Facets {
+			count -= CatalogPages // validated: at least 1 remains
+		}
+	}
 	sk := &skeleton{normal: count, pages: count}
 	if count >= 6 {
 		sk.normal = count - 4 // the last four pages live under robots-sensitive paths
@@ -120,6 +126,9 @@ func buildSkeleton(cfg *Config, idx int) *skeleton {
 		)
 	}
 	files := (count + 2) / 3
+	if o.NoFiles {
+		files = 0
+	}
 	for j := 1; j <= files; j++ {
 		k := kindJPEG + kind(rng.IntN(5))
 		m := meta(fmt.Sprintf(kindInfo[k].pattern, j), k)

@@ -65,6 +65,12 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) time.Duration {
 		h.serveRobots(rw, r, path)
 		return wait
 	}
+	if traps := &h.opts.Traps; traps.any() {
+		path = traps.stripSession(path)
+		if h.serveTrap(rw, r, path) {
+			return wait
+		}
+	}
 	i, ok := h.skeleton().byPath[path]
 	if !ok {
 		writeSmall(rw, r, http.StatusNotFound, "text/html; charset=utf-8", notFoundPage("no such page"))
@@ -165,6 +171,9 @@ func (h *Host) serveRobots(rw http.ResponseWriter, r *http.Request, path string)
 	status, ctype, body, location := h.opts.robotsResponse(h.Name)
 	if path == robotsMovedPath {
 		status, ctype, body, location = http.StatusOK, "text/plain; charset=utf-8", disallowRules, ""
+	}
+	if h.opts.Traps.Sitemaps && status == http.StatusOK && strings.HasPrefix(ctype, "text/plain") {
+		body += "\nSitemap: " + h.URL(sitemapIndex) + "\n"
 	}
 	if location != "" {
 		rw.Header().Set("Location", location)

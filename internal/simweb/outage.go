@@ -77,6 +77,20 @@ type HostOptions struct {
 	// plus the delay, rounded up to the second) instead of as seconds
 	// (RFC 9110 §10.2.3 allows both).
 	RetryAfterDate bool
+	// Pages, if positive, is the exact number of the host's real pages
+	// (Host.DistinctPages), at most MaxPagesPerHost, instead of a count
+	// drawn around Config.PagesPerHost. With Traps.Facets the catalog's
+	// CatalogPages count among them, so Pages must then exceed
+	// CatalogPages. The default (0) keeps the drawn count.
+	Pages int
+	// NoFiles leaves out the host's non-HTML resources (images, PDFs,
+	// archives), so that every request of a crawl is for a page. The
+	// default (false) keeps about one file for every three pages.
+	NoFiles bool
+	// Traps are the URL-space traps of the host: session ids, a calendar,
+	// a faceted catalog, an endless path, soft 404s and sitemaps. The
+	// zero value sets none. See Traps.
+	Traps Traps
 }
 
 // withDefaults validates o and returns a copy that shares nothing with
@@ -100,6 +114,15 @@ func (o HostOptions) withDefaults() (HostOptions, error) {
 		}
 	}
 	o.Outages = outs
+	if o.Pages < 0 || o.Pages > MaxPagesPerHost {
+		return o, fmt.Errorf("%w: Pages %d not in 0..%d", errConfig, o.Pages, MaxPagesPerHost)
+	}
+	if o.Traps.Facets && o.Pages != 0 && o.Pages <= CatalogPages {
+		return o, fmt.Errorf("%w: Pages %d leaves no page outside the catalog's %d", errConfig, o.Pages, CatalogPages)
+	}
+	if err := o.Traps.validate(); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 

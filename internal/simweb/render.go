@@ -27,6 +27,9 @@ type renderer struct {
 	buf     bytes.Buffer
 	links   []string
 	seen    map[string]bool
+
+	where    string // names the page for its session ids (Traps.SessionIDs)
+	sessions int    // session ids written
 }
 
 // renderPage returns the body of page i of h and its links (see
@@ -40,6 +43,7 @@ func (h *Host) renderPage(i int) ([]byte, []string) {
 		rng:     rand.New(rand.NewPCG(page.seed, 0x9a9e)),
 		baseDir: dirOf(page.path),
 		seen:    make(map[string]bool),
+		where:   "page/" + page.path,
 	}
 	r.buf.Grow(maxPageSize)
 
@@ -66,6 +70,7 @@ func (h *Host) renderPage(i int) ([]byte, []string) {
 		r.buf.WriteString(" | ")
 		r.link(target{h.index, sk.res[i+1].path}, "Next: "+r.words(2))
 	}
+	r.trapNav(i)
 	fmt.Fprintf(&r.buf, "</nav></header>\n<main>\n<h1 id=\"top\">%s</h1>\n", title)
 
 	// Body links, a few per paragraph.
@@ -111,8 +116,9 @@ func (h *Host) renderPage(i int) ([]byte, []string) {
 		r.link(target{-1, "/"}, "Elsewhere")
 		r.buf.WriteByte(' ')
 	}
-	if base == "" && r.rng.IntN(2) == 0 {
-		// A fragment-only reference resolves to the page itself.
+	if base == "" && r.rng.IntN(2) == 0 && h.opts.Traps.SessionIDs == "" {
+		// A fragment-only reference resolves to the page itself (with
+		// whatever session id the request had: hence none with them).
 		r.buf.WriteString("<a href=\"#top\">Back to top</a> ")
 		r.record(h.URL(sk.res[i].path))
 	}
@@ -195,6 +201,9 @@ func (r *renderer) href(t target) string {
 		return outsideURL
 	}
 	name := r.web.hosts[t.host].Name
+	if t.host == r.host.index {
+		t.path = r.withSession(t.path)
+	}
 	r.record("http://" + name + t.path)
 	var ref string
 	choice := r.rng.IntN(10)

@@ -122,7 +122,7 @@ func normalizeHost(hostport string) string {
 }
 
 func (h *Host) skeleton() *skeleton {
-	h.skelOnce.Do(func() { h.skel = buildSkeleton(&h.web.cfg, h.index) })
+	h.skelOnce.Do(func() { h.skel = buildSkeleton(&h.web.cfg, h.index, &h.opts.HostOptions) })
 	return h.skel
 }
 
