@@ -27,6 +27,8 @@ var layering = map[string][]string{
 	"internal/hostload": {"robots"},
 	"internal/frontier": {"urlnorm", "internal/hostload"},
 	"internal/simweb":   {},
+	"internal/simhash":  {},
+	"internal/urlspace": {"urlnorm"},
 }
 
 // pure packages parse and decide; they never touch the network.
