@@ -40,6 +40,7 @@ type Crawler struct {
 	robots robotsCache
 
 	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
+	space     *space
 
 	resumed      bool         // the job had run before
 	pagesStarted atomic.Int64 // for MaxPages
@@ -56,6 +57,7 @@ func New(cfg Config) (*Crawler, error) {
 	}
 	c := &Crawler{cfg: cfg, seeds: seeds, stats: newStats(), sched: hostload.NewScheduler(hostload.LoadConfig{MaxPerAddr: cfg.MaxPerAddr})}
 	c.robots.hosts = make(map[string]*hostRobots)
+	c.space = newSpace()
 	if !cfg.AllTypes {
 		c.extPolicy = fetch.DefaultExtensionPolicy()
 	}
@@ -258,7 +260,7 @@ func (c *Crawler) resumeAfter(host string) time.Time {
 func (c *Crawler) admitSeeds() error {
 	var add []frontier.Candidate
 	for _, u := range c.seeds {
-		add = append(add, candidate(u, 0))
+		add = append(add, c.candidate(u, 0))
 	}
 	added, err := c.store.Apply(frontier.Update{Add: add})
 	if err != nil {
@@ -279,7 +281,7 @@ func (c *Crawler) admitSeeds() error {
 		if err != nil {
 			return nil
 		}
-		cand := candidate(u, 0)
+		cand := c.candidate(u, 0)
 		cand.Recrawl = true
 		batch = append(batch, cand)
 		if len(batch) >= 1000 {
@@ -299,14 +301,6 @@ func (c *Crawler) admitSeeds() error {
 // robots.txt rules are kept per origin (urlnorm.HostKey), as RFC 9309 says.
 func politenessKey(u *url.URL) string {
 	return strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-}
-
-func candidate(u *url.URL, depth int) frontier.Candidate {
-	return frontier.Candidate{
-		Host:      politenessKey(u),
-		Canonical: urlnorm.Canonical(u),
-		Entry:     frontier.Entry{URL: u.String(), Depth: depth},
-	}
 }
 
 func (c *Crawler) countDiscovered(added map[string]int) {
@@ -369,6 +363,9 @@ func (c *Crawler) finish(ctx context.Context) Summary {
 	c.stats.update(func(s *Summary) {
 		if len(limits) > 0 {
 			s.FetchLimits = limits
+		}
+		if r := c.space.report(); len(r) > 0 {
+			s.URLSpace = r
 		}
 		s.Finished = time.Now()
 		s.Elapsed = s.Finished.Sub(s.Started)

@@ -28,6 +28,7 @@ type hostRobots struct {
 	group       *robots.Group
 	gap         time.Duration // the gap this host's rules ask for
 	gapWhy      string        // and why: "delay 1s", "Crawl-delay 10s"
+	cleanParams []robots.CleanParam
 	expires     time.Time
 	retryAt     time.Time // unavailable: ask again then
 	unavailable bool      // no usable rules: fetch nothing but robots.txt
@@ -103,6 +104,7 @@ func (c *Crawler) rulesFromRecord(rec *frontier.RobotsRecord) *hostRobots {
 		rules = robots.AllowAll()
 	}
 	r.group = rules.Group(c.cfg.Agent)
+	r.cleanParams = rules.CleanParams()
 	cd, ok := r.group.CrawlDelay()
 	r.gap = c.cfg.CrawlDelay.Apply(c.cfg.Delay, cd, ok)
 	r.gapWhy = fmt.Sprintf("delay %v", c.cfg.Delay)

@@ -25,29 +25,32 @@ type Summary struct {
 	// robots.txt is unavailable are left; their URLs stay queued).
 	Stopped string `json:"stopped"`
 
-	Requests         int               `json:"requests"`               // every HTTP request sent, robots.txt included
-	Pages            int               `json:"pages"`                  // URL fetches (robots.txt not counted)
-	ByStatus         map[int]int       `json:"by_status"`              // responses by HTTP status, robots.txt excluded
-	Errors           map[string]int    `json:"errors"`                 // fetches with no response, by kind
-	Truncated        int               `json:"truncated"`              // bodies cut by a limit or a broken connection
-	Robots           map[string]int    `json:"robots"`                 // robots.txt outcomes, by kind, one per fetch
-	Disallowed       int               `json:"disallowed"`             // queued URLs not fetched because robots.txt disallows them
-	NotModified      int               `json:"not_modified"`           // 304 answers to conditional GETs
-	SavedBytes       int64             `json:"saved_bytes"`            // bytes the 304s spared the servers, against their last full answers
-	WireBytes        int64             `json:"wire_bytes"`             // response bytes received (headers and bodies as sent)
-	BodyBytes        int64             `json:"body_bytes"`             // bodies after decompression
-	Discovered       int               `json:"discovered"`             // new URLs admitted to the frontier
-	OutOfScope       int               `json:"out_of_scope"`           // links not followed: outside the scope
-	TooDeep          int               `json:"too_deep"`               // links not followed: past --max-depth
-	SkippedExtension int               `json:"skipped_extension"`      // links not followed: audio, video, executables, archives, disk images
-	SkippedType      int               `json:"skipped_type"`           // downloads ended after the headers: a Content-Type the crawl does not want
-	BadRedirects     int               `json:"bad_redirects"`          // redirects not followed: unusable Location, or more than 10 in a chain
-	FetchLimits      map[string]int64  `json:"fetch_limits,omitempty"` // limits and safeguards of the fetcher that came into play, by name
-	Retries          int               `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed
-	Slowed           map[string]string `json:"slowed,omitempty"`       // hosts slowed below their floor's pace, with the last reason
-	Queued           int               `json:"queued"`                 // URLs still waiting when the crawl ended
-	Deferred         []string          `json:"deferred,omitempty"`
-	WARCFiles        []string          `json:"warc_files,omitempty"`
+	Requests         int                      `json:"requests"`               // every HTTP request sent, robots.txt included
+	Pages            int                      `json:"pages"`                  // URL fetches (robots.txt not counted)
+	ByStatus         map[int]int              `json:"by_status"`              // responses by HTTP status, robots.txt excluded
+	Errors           map[string]int           `json:"errors"`                 // fetches with no response, by kind
+	Truncated        int                      `json:"truncated"`              // bodies cut by a limit or a broken connection
+	Robots           map[string]int           `json:"robots"`                 // robots.txt outcomes, by kind, one per fetch
+	Disallowed       int                      `json:"disallowed"`             // queued URLs not fetched because robots.txt disallows them
+	NotModified      int                      `json:"not_modified"`           // 304 answers to conditional GETs
+	SavedBytes       int64                    `json:"saved_bytes"`            // bytes the 304s spared the servers, against their last full answers
+	WireBytes        int64                    `json:"wire_bytes"`             // response bytes received (headers and bodies as sent)
+	BodyBytes        int64                    `json:"body_bytes"`             // bodies after decompression
+	Discovered       int                      `json:"discovered"`             // new URLs admitted to the frontier
+	OutOfScope       int                      `json:"out_of_scope"`           // links not followed: outside the scope
+	TooDeep          int                      `json:"too_deep"`               // links not followed: past --max-depth
+	SkippedExtension int                      `json:"skipped_extension"`      // links not followed: audio, video, executables, archives, disk images
+	SkippedType      int                      `json:"skipped_type"`           // downloads ended after the headers: a Content-Type the crawl does not want
+	BadRedirects     int                      `json:"bad_redirects"`          // redirects not followed: unusable Location, or more than 10 in a chain
+	FetchLimits      map[string]int64         `json:"fetch_limits,omitempty"` // limits and safeguards of the fetcher that came into play, by name
+	NoFollowPages    int                      `json:"nofollow_pages"`         // pages whose links were not followed: meta robots or X-Robots-Tag nofollow
+	TrapsRefused     int                      `json:"traps_refused"`          // new URLs not queued: trap-shaped (see URLSpace)
+	URLSpace         map[string]*HostURLSpace `json:"url_space,omitempty"`    // per host: traps refused, parameters found irrelevant, explosions
+	Retries          int                      `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed
+	Slowed           map[string]string        `json:"slowed,omitempty"`       // hosts slowed below their floor's pace, with the last reason
+	Queued           int                      `json:"queued"`                 // URLs still waiting when the crawl ended
+	Deferred         []string                 `json:"deferred,omitempty"`
+	WARCFiles        []string                 `json:"warc_files,omitempty"`
 }
 
 // Progress is a live view of a running crawl.

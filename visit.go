@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/extract"
@@ -28,6 +29,7 @@ const (
 	outcomeDisallowed = "disallowed" // robots.txt forbids it; not requested
 	outcomeInvalid    = "invalid"    // the queued URL could not be parsed
 	outcomeSkipped    = "skipped"    // its Content-Type is one the crawl does not want; body not downloaded
+	outcomeDuplicate  = "duplicate"  // the same page as a URL already known, once irrelevant parameters are dropped
 )
 
 // visit takes one turn on a held host: at most one request, and the host is
@@ -74,6 +76,28 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		if r.unavailable {
 			c.sched.Defer(host, done, r.retryAt, hostload.ReasonRobots)
 			return nil
+		}
+		if cand := c.candidate(u, item.Depth); cand.URL != item.URL {
+			// Since the URL was queued, some of its parameters were found
+			// not to change the content: fetch it without them — unless
+			// that URL is known already.
+			seen, err := c.store.Seen(cand.Canonical)
+			if err != nil {
+				return fail(err)
+			}
+			if seen {
+				if err := c.settle(item, u, outcomeDuplicate); err != nil {
+					return fail(err)
+				}
+				done++
+				continue
+			}
+			if err := c.store.MarkSeen(cand.Canonical); err != nil {
+				return fail(err)
+			}
+			if nu, err := url.Parse(cand.URL); err == nil {
+				u = nu
+			}
 		}
 		if !r.group.Allowed(pathQuery(u)) {
 			if err := c.settle(item, u, outcomeDisallowed); err != nil {
@@ -217,6 +241,9 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			h.Size = res.WireBytes
 			h.Captured = res.Start
 			links = c.follow(item, res)
+			if res.Status == http.StatusOK && res.Complete() {
+				c.observe(res.URL, c.contentKey(res))
+			}
 		}
 		c.stats.update(func(s *Summary) {
 			s.Requests++
@@ -241,7 +268,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		c.stats.update(func(s *Summary) { s.Retries++ })
 		return o, false, c.store.Retry(item)
 	}
-	added, err := c.store.Apply(frontier.Update{Done: item, Canonical: canon, History: h, Add: links})
+	added, err := c.store.Apply(frontier.Update{Done: item, Canonical: canon, History: h, Add: links, Admit: c.admit})
 	if err != nil {
 		return o, false, err
 	}
@@ -295,16 +322,22 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Cand
 		u.Fragment, u.RawFragment = "", ""
 		found = append(found, u)
 	case res.Status == http.StatusOK && isHTML(res) && res.Truncated != "time" && res.Truncated != "disconnect":
-		page, err := extract.HTML(res.URL, res.Body)
+		opts := extract.Options{Agent: c.cfg.Agent, ContentType: res.Header.Get("Content-Type")}
+		page, err := opts.HTML(res.URL, res.Body)
 		if page == nil {
 			c.cfg.Logger.Debug("no links extracted", "url", item.URL, "err", err)
 			return nil
 		}
-		if page.NoFollow {
+		// Meta robots and X-Robots-Tag "nofollow": the site asks that the
+		// page's links not be followed. (A name: prefix holds to the end of
+		// its header line, hence the newlines.)
+		_, xNoFollow := extract.XRobotsTag(strings.Join(res.Header.Values("X-Robots-Tag"), "\n"), c.cfg.Agent)
+		if page.NoFollow || xNoFollow {
+			c.stats.update(func(s *Summary) { s.NoFollowPages++ })
 			return nil
 		}
 		for _, l := range page.Links {
-			if !l.NoFollow {
+			if l.Kind == extract.KindPage && !l.NoFollow {
 				found = append(found, l.URL)
 			}
 		}
@@ -324,7 +357,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Cand
 		case c.extPolicy != nil && c.extSkip(u):
 			skipped++
 		default:
-			cand := candidate(u, depth)
+			cand := c.candidate(u, depth)
 			if redirect {
 				cand.Hops = item.Hops + 1
 			}

@@ -78,7 +78,8 @@ func TestLinks(t *testing.T) {
 		{"links in script and comments ignored", `<script>var s = '<a href="/js">';</script><!-- <a href="/comment"> --><a href="/real">r</a><textarea><a href="/ta"></textarea>`,
 			[]want{{"http://example.com/real", "a", false}}},
 		{"self-closing", `<a href="/sc"/>`, []want{{"http://example.com/sc", "a", false}}},
-		{"link and other tags ignored", `<link href="/style.css" rel="stylesheet"><img src="/i.png"><iframe src="/f"></iframe>`, nil},
+		{"stylesheets and embeds ignored by default, frames kept", `<link href="/style.css" rel="stylesheet"><img src="/i.png"><script src="/s.js"></script><iframe src="/f"></iframe>`,
+			[]want{{"http://example.com/f", "iframe", false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -255,6 +255,29 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	if s.NotModified > 0 {
 		fmt.Fprintf(w, "  not modified    %d (304), saving the servers about %s\n", s.NotModified, byteSize(s.SavedBytes))
 	}
+	if s.NoFollowPages > 0 {
+		fmt.Fprintf(w, "  nofollow        %d pages asked that their links not be followed (meta robots, X-Robots-Tag)\n", s.NoFollowPages)
+	}
+	if s.TrapsRefused > 0 || len(s.URLSpace) > 0 {
+		fmt.Fprintf(w, "  URL space       %d URLs refused as traps\n", s.TrapsRefused)
+		hosts := make([]string, 0, len(s.URLSpace))
+		for h := range s.URLSpace {
+			hosts = append(hosts, h)
+		}
+		sort.Strings(hosts)
+		for _, h := range hosts {
+			sp := s.URLSpace[h]
+			if len(sp.Refused) > 0 {
+				fmt.Fprintf(w, "    %s refused: %s\n", h, countList(sp.Refused))
+			}
+			for _, p := range sp.Irrelevant {
+				fmt.Fprintf(w, "    %s parameter that does not change the page: %s\n", h, p)
+			}
+			if sp.Exploding != "" {
+				fmt.Fprintf(w, "    %s URL explosion: %s\n", h, sp.Exploding)
+			}
+		}
+	}
 	if s.Retries > 0 {
 		fmt.Fprintf(w, "  retried         %d fetches met an overloaded server or a failing network; tried again later\n", s.Retries)
 	}

@@ -282,6 +282,14 @@ func (s *Store) Seen(canonical string) (bool, error) {
 	return ok, err
 }
 
+// MarkSeen adds canonical to the seen-set.
+func (s *Store) MarkSeen(canonical string) error {
+	if err := s.db.Set(seenKey(canonical), nil, pebble.NoSync); err != nil {
+		return fmt.Errorf("frontier: write: %w", err)
+	}
+	return nil
+}
+
 // History returns what is known of a URL, or nil.
 func (s *Store) History(canonical string) (*History, error) {
 	var h History
@@ -348,6 +356,10 @@ type Update struct {
 	Canonical string   // Done's seen-set key
 	History   *History // written for Canonical when non-nil
 	Add       []Candidate
+	// Admit, when set, is asked about each URL of Add that is new (not in
+	// the seen-set): a URL it refuses is marked seen but not queued, so it
+	// is refused once.
+	Admit func(Candidate) bool
 	// Requeue puts URLs that were seen before back in their queues
 	// (--recrawl), skipping those already pending.
 	Requeue []Candidate
@@ -390,6 +402,9 @@ func (s *Store) Apply(u Update) (map[string]int, error) {
 		}
 		if err := b.Set(seenKey(c.Canonical), nil, nil); err != nil {
 			return nil, err
+		}
+		if u.Admit != nil && !u.Admit(c) {
+			continue
 		}
 		if err := s.enqueueLocked(b, c); err != nil {
 			return nil, err

@@ -1,0 +1,209 @@
+package gentlecrawl
+
+import (
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gentlecrawl/gentlecrawl/extract"
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
+	"github.com/gentlecrawl/gentlecrawl/robots"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+)
+
+// space is what the crawl learns about each host's URL space, so that it
+// fetches one URL per page: parameters that never change the content, trap
+// shapes refused by reason, and hosts whose URLs multiply far faster than
+// their content. It is safe for concurrent use.
+type space struct {
+	learner   *urlspace.Learner
+	checker   *urlspace.Checker
+	explosion *urlspace.Explosion
+}
+
+func newSpace() *space {
+	return &space{
+		learner:   urlspace.NewLearner(urlspace.LearnerConfig{}),
+		checker:   urlspace.NewChecker(urlspace.Limits{}),
+		explosion: urlspace.NewExplosion(urlspace.ExplosionConfig{}),
+	}
+}
+
+// HostURLSpace is what the crawl found out about one host's URLs, for the
+// site owner: where the URL space explodes and what was done about it.
+type HostURLSpace struct {
+	// Refused counts discovered URLs not queued, by trap check (url-length,
+	// path-depth, query-params, repeated-segment, calendar, host-budget).
+	Refused map[string]int `json:"refused,omitempty"`
+	// Irrelevant lists the query parameters found not to change the
+	// content, with the evidence, e.g. "sort (3 pages, 9 URLs; e.g. …)".
+	Irrelevant []string `json:"irrelevant_params,omitempty"`
+	// Exploding describes a host whose URLs grow far faster than its
+	// distinct content, naming the patterns responsible.
+	Exploding string `json:"exploding,omitempty"`
+}
+
+// candidate turns a discovered URL into a frontier candidate. The URL to
+// fetch loses its session ids and the parameters known not to change the
+// content (learned, or named by robots.txt Clean-param); the seen-key is
+// its canonical form.
+func (c *Crawler) candidate(u *url.URL, depth int) frontier.Candidate {
+	drop := c.dropFunc(u)
+	fetchURL, _ := urlnorm.StripSessionIDs(u)
+	var names []string
+	for _, name := range queryNames(fetchURL.RawQuery) {
+		if drop(name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) > 0 {
+		fetchURL, _ = urlnorm.StripParams(fetchURL, names)
+	}
+	return frontier.Candidate{
+		Host:      politenessKey(u),
+		Canonical: urlnorm.Key(u, drop),
+		Entry:     frontier.Entry{URL: fetchURL.String(), Depth: depth},
+	}
+}
+
+// dropFunc says which query parameters of u do not change its content.
+func (c *Crawler) dropFunc(u *url.URL) func(string) bool {
+	origin := urlnorm.HostKey(u)
+	learned := c.space.learner.DropFunc(origin)
+	var clean []robots.CleanParam
+	if r := c.robots.get(origin); r != nil {
+		clean = r.cleanParams
+	}
+	if len(clean) == 0 {
+		return learned
+	}
+	pq := pathQuery(u)
+	return func(name string) bool {
+		if learned(name) {
+			return true
+		}
+		for _, cp := range clean {
+			if cp.Applies(pq) && slices.Contains(cp.Params, name) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// queryNames returns the decoded names of a raw query's parameters.
+func queryNames(raw string) []string {
+	var names []string
+	for raw != "" {
+		var part string
+		part, raw, _ = strings.Cut(raw, "&")
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// admit is asked about every new URL before it is queued: trap shapes are
+// refused, and counted by reason for the host.
+func (c *Crawler) admit(cand frontier.Candidate) bool {
+	u, err := url.Parse(cand.URL)
+	if err != nil {
+		return false
+	}
+	c.space.explosion.Discover(u)
+	ok, reason := c.space.checker.Check(u)
+	if !ok {
+		c.cfg.Logger.Debug("URL refused", "url", cand.URL, "reason", reason)
+		c.stats.update(func(s *Summary) { s.TrapsRefused++ })
+	}
+	return ok
+}
+
+// observe tells the URL-space learners what content a fetched URL had.
+func (c *Crawler) observe(u *url.URL, digest string) {
+	c.space.learner.Observe(u, digest)
+	c.space.explosion.Observe(u, digest)
+}
+
+// report describes each host's URL space for the summary.
+func (s *space) report() map[string]*HostURLSpace {
+	out := make(map[string]*HostURLSpace)
+	get := func(h string) *HostURLSpace {
+		if out[h] == nil {
+			out[h] = &HostURLSpace{}
+		}
+		return out[h]
+	}
+	for _, h := range s.checker.Hosts() {
+		if counts := s.checker.Counts(h); len(counts) > 0 {
+			get(h).Refused = counts
+		}
+	}
+	for _, h := range s.learner.Hosts() {
+		for _, p := range s.learner.Irrelevant(h) {
+			line := fmt.Sprintf("%s (%d pages, %d URLs", p.Name, p.Groups, p.URLs)
+			if len(p.Examples) > 0 {
+				line += "; e.g. " + strings.Join(p.Examples[:min(2, len(p.Examples))], " ")
+			}
+			get(h).Irrelevant = append(get(h).Irrelevant, line+")")
+		}
+	}
+	for _, r := range s.explosion.Exploding() {
+		var top []string
+		for _, p := range r.Top {
+			top = append(top, fmt.Sprintf("%s (%d)", p.Pattern, p.Duplicates))
+		}
+		sort.Strings(top)
+		get(r.Host).Exploding = fmt.Sprintf("%d URLs found for %d distinct pages fetched; duplicates come from %s",
+			r.URLs, r.Distinct, strings.Join(top, ", "))
+	}
+	return out
+}
+
+// contentKey is what the URL-space learners compare pages by. For HTML it
+// is a hash of the bag of words of the page's visible text: the same items
+// sorted another way are the same content (a shop's sort=price and
+// sort=name), and a page whose words change is not. Otherwise it is the
+// payload digest.
+func (c *Crawler) contentKey(res *fetch.Result) string {
+	if !isHTML(res) {
+		return res.PayloadDigest()
+	}
+	text, err := extract.Text(res.Body)
+	if err != nil || len(text) == 0 {
+		return res.PayloadDigest()
+	}
+	return fmt.Sprintf("bag:%016x", bagOfWords(text))
+}
+
+// bagOfWords hashes the multiset of words in text, whatever their order: a
+// sum of mixed word hashes (commutative), with the word count folded in.
+func bagOfWords(text []byte) uint64 {
+	var sum, n uint64
+	for _, w := range bytes.Fields(text) {
+		h := fnv.New64a()
+		h.Write(w)
+		x := h.Sum64()
+		// splitmix64 finaliser: spreads similar word hashes apart so the
+		// sum does not collide on near-identical bags.
+		x ^= x >> 30
+		x *= 0xbf58476d1ce4e5b9
+		x ^= x >> 27
+		x *= 0x94d049bb133111eb
+		x ^= x >> 31
+		sum += x
+		n++
+	}
+	return sum ^ (n * 0x9e3779b97f4a7c15)
+}

@@ -1,0 +1,70 @@
+package gentlecrawl_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
+)
+
+// TestURLSpaceTraps: a host of 500 real pages behind session ids in every
+// link, a faceted catalog and an endless calendar. The crawl finds all 500
+// with at most 1.2 requests per page, and says what it learned.
+func TestURLSpaceTraps(t *testing.T) {
+	web, err := simweb.New(simweb.Config{Hosts: 1, Profiles: []simweb.Profile{simweb.ProfileAllow},
+		HostOptions: func(int, string) simweb.HostOptions {
+			return simweb.HostOptions{Pages: 500, NoFiles: true,
+				Traps: simweb.Traps{SessionIDs: "sid", Facets: true, Calendar: true}}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	h := web.Hosts()[0]
+	want := h.DistinctPages()
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 4,
+		ConnectTo: []string{srv.CatchAll()}, AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	web.Drain(t.Context())
+	found := map[string]bool{}
+	reqs := web.Requests()
+	kinds := map[string]int{}
+	for _, e := range reqs {
+		if p, ok := h.PageOf(e.Path); ok {
+			found[p] = true
+		}
+		k := e.Path
+		if i := strings.IndexAny(k[1:], "/?"); i >= 0 {
+			k = k[:i+1]
+		}
+		kinds[k]++
+	}
+	t.Logf("%d requests for %d real pages; by first segment %v", len(reqs), len(want), kinds)
+	t.Logf("url space: %+v", sum.URLSpace["http://a.test"])
+	missing := 0
+	for _, p := range want {
+		if !found[p] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d real pages never fetched", missing, len(want))
+	}
+	if limit := len(want) * 12 / 10; len(reqs) > limit {
+		t.Errorf("%d requests, want at most %d (1.2 per real page)", len(reqs), limit)
+	}
+}
