@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -48,11 +49,22 @@ type Config struct {
 	// Scope says which discovered URLs are followed. Default ScopeHost.
 	Scope Scope
 
+	// Sitemaps are fetched first, and their URLs added to the crawl (in
+	// scope, like links). The sitemaps a site lists in robots.txt are
+	// always used unless NoSitemaps is set.
+	Sitemaps   []string
+	NoSitemaps bool
+
 	// AllTypes downloads every kind of file. By default links to audio,
 	// video, executables, archives and disk images are not followed (by
 	// their extension), and a download whose Content-Type is one of those
 	// ends after the headers.
 	AllTypes bool
+
+	// Include and Exclude narrow the scope with regular expressions (Go
+	// syntax) matched against the whole URL: when Include is given a URL
+	// must match one of them, and it must match none of Exclude.
+	Include, Exclude []string
 
 	// Recrawl makes every URL the job has visited due again, fetched with
 	// conditional GET from its history.
@@ -178,7 +190,43 @@ func ParseScope(s string) (Scope, error) {
 	return "", fmt.Errorf("--scope %q: want host, domain or prefix", s)
 }
 
-// scopeFunc builds the in-scope test for the seeds.
+// narrow adds Include and Exclude to an in-scope test. The expressions
+// were checked by withDefaults.
+func narrow(in func(*url.URL) bool, include, exclude []string) func(*url.URL) bool {
+	if len(include) == 0 && len(exclude) == 0 {
+		return in
+	}
+	compile := func(res []string) []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(res))
+		for i, re := range res {
+			out[i] = regexp.MustCompile(re)
+		}
+		return out
+	}
+	inc, exc := compile(include), compile(exclude)
+	return func(u *url.URL) bool {
+		if !in(u) {
+			return false
+		}
+		s := u.String()
+		for _, re := range exc {
+			if re.MatchString(s) {
+				return false
+			}
+		}
+		if len(inc) == 0 {
+			return true
+		}
+		for _, re := range inc {
+			if re.MatchString(s) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// matcher builds the in-scope test for the seeds.
 func (s Scope) matcher(seeds []*url.URL) func(*url.URL) bool {
 	switch s {
 	case ScopeDomain:
@@ -270,6 +318,21 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	for _, list := range []struct {
+		flag string
+		res  []string
+	}{{"--include", c.Include}, {"--exclude", c.Exclude}} {
+		for _, re := range list.res {
+			if _, err := regexp.Compile(re); err != nil {
+				return c, nil, fmt.Errorf("%s %q: %w", list.flag, re, err)
+			}
+		}
+	}
+	for _, s := range c.Sitemaps {
+		if _, err := urlnorm.Parse(s); err != nil {
+			return c, nil, fmt.Errorf("--sitemap %q: %w", s, err)
+		}
 	}
 	seeds := make([]*url.URL, 0, len(c.Seeds))
 	for _, s := range c.Seeds {

@@ -232,7 +232,7 @@ func (c *Crawler) rememberSeeds() error {
 			scopeSeeds = append(scopeSeeds, u)
 		}
 	}
-	c.inScope = c.cfg.Scope.matcher(scopeSeeds)
+	c.inScope = narrow(c.cfg.Scope.matcher(scopeSeeds), c.cfg.Include, c.cfg.Exclude)
 	b, _ := json.Marshal(all)
 	return c.store.SetMeta("seeds", string(b))
 }
@@ -261,6 +261,10 @@ func (c *Crawler) admitSeeds() error {
 	var add []frontier.Candidate
 	for _, u := range c.seeds {
 		add = append(add, c.candidate(u, 0))
+	}
+	for _, s := range c.cfg.Sitemaps {
+		u, _ := urlnorm.Parse(s)
+		add = append(add, c.sitemapCandidate(u))
 	}
 	added, err := c.store.Apply(frontier.Update{Add: add})
 	if err != nil {

@@ -223,6 +223,16 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 	}
 	r := c.rulesFromRecord(rec)
 	c.robots.set(origin, r)
+	if d.Source == robots.SourceResponse {
+		if err := c.robotsSitemaps(origin, d.Robots.Sitemaps()); err != nil {
+			return time.Time{}, err
+		}
+	}
+	if d.Source == robots.SourceResponse {
+		if err := c.robotsSitemaps(origin, d.Robots.Sitemaps()); err != nil {
+			return time.Time{}, err
+		}
+	}
 	floor, _ := floorFor(c.cfg.HostRules, politenessKey(target), now, r.gap, r.gapWhy)
 	return hostload.After(end, floor), nil
 }

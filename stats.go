@@ -44,6 +44,9 @@ type Summary struct {
 	BadRedirects     int                      `json:"bad_redirects"`          // redirects not followed: unusable Location, or more than 10 in a chain
 	FetchLimits      map[string]int64         `json:"fetch_limits,omitempty"` // limits and safeguards of the fetcher that came into play, by name
 	NoFollowPages    int                      `json:"nofollow_pages"`         // pages whose links were not followed: meta robots or X-Robots-Tag nofollow
+	Sitemaps         int                      `json:"sitemaps"`               // sitemap files read
+	SitemapURLs      int                      `json:"sitemap_urls"`           // page URLs they listed
+	SitemapErrors    int                      `json:"sitemap_errors"`         // sitemap files that could not be read
 	TrapsRefused     int                      `json:"traps_refused"`          // new URLs not queued: trap-shaped (see URLSpace)
 	URLSpace         map[string]*HostURLSpace `json:"url_space,omitempty"`    // per host: traps refused, parameters found irrelevant, explosions
 	Retries          int                      `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed

@@ -174,7 +174,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	if err != nil {
 		return o, false, err
 	}
-	req := fetch.Request{URL: u}
+	req := fetch.Request{URL: u, AllTypes: item.Kind == kindSitemap}
 	if prev != nil {
 		req.ETag, req.LastModified = prev.ETag, prev.LastModified
 	}
@@ -240,7 +240,11 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			h.Digest = digest
 			h.Size = res.WireBytes
 			h.Captured = res.Start
-			links = c.follow(item, res)
+			if item.Kind == kindSitemap {
+				links = c.sitemapEntries(item, res)
+			} else {
+				links = c.follow(item, res)
+			}
 			if res.Status == http.StatusOK && res.Complete() {
 				c.observe(res.URL, c.contentKey(res))
 			}

@@ -298,3 +298,21 @@ hours = ["09:00-18:00 UTC 20s"]
 		}
 	}
 }
+
+func TestIncludeExclude(t *testing.T) {
+	site := newLocalSite(t)
+	job := filepath.Join(t.TempDir(), "job")
+	code, _, errs := run(t, "crawl", "-q", "--delay", "10ms", "--job", job, "--allow-private-networks",
+		"--connect-to", "a.test:80:127.0.0.1:"+site.port(), "--exclude", `/two$`, "http://a.test/")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	want := []string{"a.test /robots.txt", "a.test /", "a.test /one"}
+	if got := site.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+	code, _, errs = run(t, "crawl", "-q", "--job", filepath.Join(t.TempDir(), "j"), "--include", "([", "http://a.test/")
+	if code != 2 || !strings.Contains(errs, "--include") {
+		t.Errorf("bad --include: exit %d, stderr %q", code, errs)
+	}
+}

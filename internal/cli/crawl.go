@@ -26,6 +26,10 @@ type crawlFlags struct {
 	crawlDelay   string
 	recrawl      bool
 	allTypes     bool
+	sitemaps     []string
+	noSitemaps   bool
+	include      []string
+	exclude      []string
 	resolve      []string
 	connectTo    []string
 	allowPrivate bool
@@ -75,8 +79,12 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.IntVar(&f.maxPages, "max-pages", 0, "stop after this many fetches (0: no limit)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "follow at most this many links from a seed (0: no limit)")
 	fs.StringVar(&f.scope, "scope", "host", "which links to follow: host (the seeds' hosts), domain (their registrable domains), prefix (URLs under a seed)")
+	fs.StringArrayVar(&f.include, "include", nil, "follow only URLs matching this regular expression (repeatable: any of them)")
+	fs.StringArrayVar(&f.exclude, "exclude", nil, "never follow URLs matching this regular expression (repeatable)")
 	fs.BoolVar(&f.recrawl, "recrawl", false, "fetch every URL the job knows again, with conditional GET (If-None-Match / If-Modified-Since)")
 	fs.BoolVar(&f.allTypes, "all-types", false, "download every kind of file (by default audio, video, executables, archives and disk images are skipped)")
+	fs.StringArrayVar(&f.sitemaps, "sitemap", nil, "also read this sitemap (XML, index, gzip or text) for URLs (repeatable)")
+	fs.BoolVar(&f.noSitemaps, "no-sitemaps", false, "do not read the sitemaps listed in robots.txt")
 	fs.StringArrayVar(&f.resolve, "resolve", nil, "HOST:PORT:ADDR — connect to ADDR for HOST:PORT, as curl does (repeatable)")
 	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "HOST1:PORT1:HOST2:PORT2 — connect to HOST2:PORT2 instead, as curl does; empty HOST1/PORT1 match any (repeatable)")
 	fs.BoolVar(&f.allowPrivate, "allow-private-networks", false, "allow loopback and private addresses (refused by default)")
@@ -123,6 +131,10 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Scope:                scope,
 		Recrawl:              f.recrawl,
 		AllTypes:             f.allTypes,
+		Sitemaps:             f.sitemaps,
+		Include:              f.include,
+		Exclude:              f.exclude,
+		NoSitemaps:           f.noSitemaps,
 		Workers:              f.workers,
 		Timeout:              f.timeout,
 		Resolve:              f.resolve,
@@ -254,6 +266,13 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	fmt.Fprintf(w, "  bytes received  %s on the wire, %s after decompression\n", byteSize(s.WireBytes), byteSize(s.BodyBytes))
 	if s.NotModified > 0 {
 		fmt.Fprintf(w, "  not modified    %d (304), saving the servers about %s\n", s.NotModified, byteSize(s.SavedBytes))
+	}
+	if s.Sitemaps > 0 || s.SitemapErrors > 0 {
+		fmt.Fprintf(w, "  sitemaps        %d read, listing %d URLs", s.Sitemaps, s.SitemapURLs)
+		if s.SitemapErrors > 0 {
+			fmt.Fprintf(w, "; %d unreadable", s.SitemapErrors)
+		}
+		fmt.Fprintln(w)
 	}
 	if s.NoFollowPages > 0 {
 		fmt.Fprintf(w, "  nofollow        %d pages asked that their links not be followed (meta robots, X-Robots-Tag)\n", s.NoFollowPages)

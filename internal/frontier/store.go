@@ -38,6 +38,7 @@ type Entry struct {
 	Recrawl  bool   `json:"r,omitempty"` // queued again by --recrawl
 	Attempts int    `json:"a,omitempty"` // earlier tries that the server or network failed
 	Hops     int    `json:"h,omitempty"` // redirects followed to reach this URL
+	Kind     string `json:"k,omitempty"` // "" for a page, "sitemap" for a sitemap
 }
 
 // Item is a queued Entry with its place in the store.
