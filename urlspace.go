@@ -8,10 +8,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gentlecrawl/gentlecrawl/extract"
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
 	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
 	"github.com/gentlecrawl/gentlecrawl/robots"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
@@ -25,6 +27,18 @@ type space struct {
 	learner   *urlspace.Learner
 	checker   *urlspace.Checker
 	explosion *urlspace.Explosion
+	near      *simhash.Index[string] // fingerprints of pages fetched: "origin URL"
+
+	mu struct {
+		sync.Mutex
+		hosts map[string]*dupCounts // by origin
+	}
+}
+
+// dupCounts counts, for one host, pages that repeat others.
+type dupCounts struct {
+	near, canonical int
+	example         string // "URL ≈ URL"
 }
 
 func newSpace() *space {
@@ -32,6 +46,47 @@ func newSpace() *space {
 		learner:   urlspace.NewLearner(urlspace.LearnerConfig{}),
 		checker:   urlspace.NewChecker(urlspace.Limits{}),
 		explosion: urlspace.NewExplosion(urlspace.ExplosionConfig{}),
+		near:      simhash.NewIndex[string](3, 1<<20),
+	}
+}
+
+func (s *space) dups(origin string) *dupCounts {
+	if s.mu.hosts == nil {
+		s.mu.hosts = make(map[string]*dupCounts)
+	}
+	d := s.mu.hosts[origin]
+	if d == nil {
+		d = &dupCounts{}
+		s.mu.hosts[origin] = d
+	}
+	return d
+}
+
+// notePage records a fetched HTML page's fingerprint, and counts it when it
+// is a near-duplicate (within 3 bits of simhash) of a page of the same host
+// already fetched, or names another URL as its canonical.
+func (s *space) notePage(u *url.URL, text []byte, canonical *url.URL) {
+	origin := urlnorm.HostKey(u)
+	fp := simhash.Sum(text)
+	var twin string
+	for _, m := range s.near.Near(fp) {
+		if rest, ok := strings.CutPrefix(m.Value, origin+" "); ok {
+			twin = rest
+			break
+		}
+	}
+	s.near.Add(fp, origin+" "+u.String())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.dups(origin)
+	if twin != "" {
+		d.near++
+		if d.example == "" {
+			d.example = u.String() + " ≈ " + twin
+		}
+	}
+	if canonical != nil && urlnorm.Canonical(canonical) != urlnorm.Canonical(u) {
+		d.canonical++
 	}
 }
 
@@ -47,6 +102,13 @@ type HostURLSpace struct {
 	// Exploding describes a host whose URLs grow far faster than its
 	// distinct content, naming the patterns responsible.
 	Exploding string `json:"exploding,omitempty"`
+	// NearDuplicates counts pages fetched whose text is within 3 bits of
+	// simhash of another page of the host (exact copies included), with an
+	// example pair.
+	NearDuplicates int    `json:"near_duplicates,omitempty"`
+	NearExample    string `json:"near_example,omitempty"`
+	// CanonicalElsewhere counts pages whose rel=canonical names another URL.
+	CanonicalElsewhere int `json:"canonical_elsewhere,omitempty"`
 }
 
 // candidate turns a discovered URL into a frontier candidate. The URL to
@@ -159,6 +221,14 @@ func (s *space) report() map[string]*HostURLSpace {
 			get(h).Irrelevant = append(get(h).Irrelevant, line+")")
 		}
 	}
+	s.mu.Lock()
+	for h, d := range s.mu.hosts {
+		if d.near > 0 || d.canonical > 0 {
+			sp := get(h)
+			sp.NearDuplicates, sp.NearExample, sp.CanonicalElsewhere = d.near, d.example, d.canonical
+		}
+	}
+	s.mu.Unlock()
 	for _, r := range s.explosion.Exploding() {
 		var top []string
 		for _, p := range r.Top {
@@ -176,7 +246,7 @@ func (s *space) report() map[string]*HostURLSpace {
 // sorted another way are the same content (a shop's sort=price and
 // sort=name), and a page whose words change is not. Otherwise it is the
 // payload digest.
-func (c *Crawler) contentKey(res *fetch.Result) string {
+func (c *Crawler) contentKey(res *fetch.Result, canonical *url.URL) string {
 	if !isHTML(res) {
 		return res.PayloadDigest()
 	}
@@ -184,6 +254,7 @@ func (c *Crawler) contentKey(res *fetch.Result) string {
 	if err != nil || len(text) == 0 {
 		return res.PayloadDigest()
 	}
+	c.space.notePage(res.URL, text, canonical)
 	return fmt.Sprintf("bag:%016x", bagOfWords(text))
 }
 

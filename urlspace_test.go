@@ -64,6 +64,9 @@ func TestURLSpaceTraps(t *testing.T) {
 	if missing > 0 {
 		t.Errorf("%d of %d real pages never fetched", missing, len(want))
 	}
+	if sp := sum.URLSpace["http://a.test"]; sp == nil || sp.NearDuplicates == 0 || len(sp.Irrelevant) == 0 {
+		t.Errorf("the summary should show near-duplicates and the irrelevant parameter: %+v", sp)
+	}
 	if limit := len(want) * 12 / 10; len(reqs) > limit {
 		t.Errorf("%d requests, want at most %d (1.2 per real page)", len(reqs), limit)
 	}

@@ -240,13 +240,14 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			h.Digest = digest
 			h.Size = res.WireBytes
 			h.Captured = res.Start
+			var canonical *url.URL
 			if item.Kind == kindSitemap {
 				links = c.sitemapEntries(item, res)
 			} else {
-				links = c.follow(item, res)
+				links, canonical = c.follow(item, res)
 			}
 			if res.Status == http.StatusOK && res.Complete() {
-				c.observe(res.URL, c.contentKey(res))
+				c.observe(res.URL, c.contentKey(res, canonical))
 			}
 		}
 		c.stats.update(func(s *Summary) {
@@ -299,7 +300,7 @@ func (c *Crawler) noteDecision(host string, d hostload.Decision) {
 
 // follow returns the in-scope URLs a response leads to: the links of an HTML
 // page, or the target of a redirect.
-func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Candidate {
+func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL) {
 	var found []*url.URL
 	redirect := res.Status >= 300 && res.Status < 400
 	switch {
@@ -330,15 +331,16 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Cand
 		page, err := opts.HTML(res.URL, res.Body)
 		if page == nil {
 			c.cfg.Logger.Debug("no links extracted", "url", item.URL, "err", err)
-			return nil
+			return nil, nil
 		}
+		canonical = page.Canonical
 		// Meta robots and X-Robots-Tag "nofollow": the site asks that the
 		// page's links not be followed. (A name: prefix holds to the end of
 		// its header line, hence the newlines.)
 		_, xNoFollow := extract.XRobotsTag(strings.Join(res.Header.Values("X-Robots-Tag"), "\n"), c.cfg.Agent)
 		if page.NoFollow || xNoFollow {
 			c.stats.update(func(s *Summary) { s.NoFollowPages++ })
-			return nil
+			return nil, canonical
 		}
 		for _, l := range page.Links {
 			if l.Kind == extract.KindPage && !l.NoFollow {
@@ -371,7 +373,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) []frontier.Cand
 	if outOfScope > 0 || tooDeep > 0 || skipped > 0 {
 		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep; s.SkippedExtension += skipped })
 	}
-	return out
+	return out, canonical
 }
 
 // isHTML reports whether a response is a page to take links from: its media

@@ -278,7 +278,7 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 		fmt.Fprintf(w, "  nofollow        %d pages asked that their links not be followed (meta robots, X-Robots-Tag)\n", s.NoFollowPages)
 	}
 	if s.TrapsRefused > 0 || len(s.URLSpace) > 0 {
-		fmt.Fprintf(w, "  URL space       %d URLs refused as traps\n", s.TrapsRefused)
+		fmt.Fprintf(w, "  URL space       %d new URLs refused as traps\n", s.TrapsRefused)
 		hosts := make([]string, 0, len(s.URLSpace))
 		for h := range s.URLSpace {
 			hosts = append(hosts, h)
@@ -291,6 +291,12 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 			}
 			for _, p := range sp.Irrelevant {
 				fmt.Fprintf(w, "    %s parameter that does not change the page: %s\n", h, p)
+			}
+			if sp.NearDuplicates > 0 {
+				fmt.Fprintf(w, "    %s near-duplicate pages: %d (e.g. %s)\n", h, sp.NearDuplicates, sp.NearExample)
+			}
+			if sp.CanonicalElsewhere > 0 {
+				fmt.Fprintf(w, "    %s pages naming another URL as canonical: %d\n", h, sp.CanonicalElsewhere)
 			}
 			if sp.Exploding != "" {
 				fmt.Fprintf(w, "    %s URL explosion: %s\n", h, sp.Exploding)
