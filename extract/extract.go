@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding"
@@ -129,10 +130,95 @@ func (o Options) HTML(docURL *url.URL, body []byte) (*Page, error) {
 		// it changes. Read the page again knowing both from the start.
 		q := &pass{o: o, doc: docURL, enc: p.enc, charset: p.charset, declared: p.declared,
 			base: p.base, baseFixed: true}
+		p.release()
 		q.run(body)
 		p = q
 	}
+	p.release()
 	return p.page(), p.err
+}
+
+// scratch is the memory a pass works in and does not return, reused
+// from page to page.
+type scratch struct {
+	res   resolver
+	seen  seenSet
+	attrs []byte // attribute values with entities decoded
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// release returns the pass's scratch to the pool.
+func (p *pass) release() {
+	s := p.s
+	if s == nil {
+		return
+	}
+	p.s, p.res = nil, nil
+	s.res.base = nil
+	if len(s.seen.slots) > 1<<17 {
+		s.seen = seenSet{} // do not keep the table of a huge page
+	}
+	scratchPool.Put(s)
+}
+
+// seenSet maps the hash of a link's canonical URL to its index in
+// pass.links: an open-addressing table of indexes plus one, and the hash
+// of each link.
+type seenSet struct {
+	slots  []int32
+	hashes []uint64
+}
+
+func (s *seenSet) reset(n int) {
+	size := 16
+	for size*3 < n*4 {
+		size *= 2
+	}
+	if cap(s.slots) >= size {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	} else {
+		s.slots = make([]int32, size)
+	}
+	s.hashes = s.hashes[:0]
+}
+
+// find returns the index of the link of hash h, or -1.
+func (s *seenSet) find(h uint64) int {
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := s.slots[i]
+		if v == 0 {
+			return -1
+		}
+		if s.hashes[v-1] == h {
+			return int(v - 1)
+		}
+	}
+}
+
+// add records that the next link, index len(s.hashes), has hash h, which
+// find does not know.
+func (s *seenSet) add(h uint64) {
+	s.hashes = append(s.hashes, h)
+	if len(s.hashes)*4 > len(s.slots)*3 {
+		s.slots = make([]int32, 2*len(s.slots))
+		for i, h := range s.hashes {
+			s.insert(h, i)
+		}
+		return
+	}
+	s.insert(h, len(s.hashes)-1)
+}
+
+func (s *seenSet) insert(h uint64, i int) {
+	mask := uint64(len(s.slots) - 1)
+	j := h & mask
+	for s.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	s.slots[j] = int32(i + 1)
 }
 
 // seed keys the seen-set. A 64-bit hash stands for the canonical URL: a
@@ -151,11 +237,14 @@ type pass struct {
 	base      *url.URL // nil until a valid <base href>
 	baseFixed bool     // base known from a previous pass: ignore <base>
 	hasBase   bool     // a <base href> was seen (valid or not)
-	res       resolver
+	s         *scratch
+	res       *resolver // &s.res
 
 	links     []Link
-	seen      map[uint64]int32 // maphash of urlnorm.Canonical → index in links
-	nonASCII  bool             // an href with non-ASCII bytes was resolved
+	seen      *seenSet  // maphash of urlnorm.Canonical → index in links; &s.seen
+	urls      []url.URL // the URLs of links made here, allocated in chunks
+	linkBound int       // the upper bound of links counted in the page
+	nonASCII  bool      // an href with non-ASCII bytes was resolved
 	rerun     bool
 	inBody    bool
 	canonical *url.URL
@@ -183,13 +272,16 @@ func (p *pass) run(body []byte) {
 	if p.base != nil {
 		base = p.base
 	}
+	p.s = scratchPool.Get().(*scratch)
+	p.res, p.seen = &p.s.res, &p.s.seen
 	p.res.init(base)
 	// Size the results once: an upper bound of the links is cheap to
 	// count and saves the growth of both.
 	n := bytes.Count(body, []byte("href")) + bytes.Count(body, []byte("src"))
 	n = min(n, 1<<16)
+	p.linkBound = n
 	p.links = make([]Link, 0, n)
-	p.seen = make(map[uint64]int32, n)
+	p.seen.reset(n)
 
 	z := html.NewTokenizer(bytes.NewReader(body))
 	z.SetMaxBuf(maxToken)
@@ -205,45 +297,19 @@ func (p *pass) run(body []byte) {
 			}
 			return
 		case html.StartTagToken, html.SelfClosingTagToken:
-			// TagName copies the name; most tags are not of interest, so
-			// look at the raw bytes first.
-			if !interesting(z.Raw()) {
+			// TagName and TagAttr copy; read the raw tag instead.
+			raw := z.Raw()
+			var buf [maxName]byte
+			name, end := rawTagName(raw, &buf)
+			if name == "" {
 				continue
 			}
-			name, hasAttr := z.TagName()
-			if !hasAttr {
-				if string(name) == "body" {
-					p.inBody = true
-				}
-				continue
-			}
-			p.tag(z, name)
+			p.tag(z, raw, end, name)
 			if p.rerun {
 				return
 			}
 		}
 	}
-}
-
-// interesting reports whether the raw start tag is one extraction reads.
-func interesting(raw []byte) bool {
-	if len(raw) < 2 || raw[0] != '<' {
-		return true // let TagName decide
-	}
-	n := raw[1:]
-	i := 0
-	for i < len(n) && i < 8 && !isSpace(n[i]) && n[i] != '/' && n[i] != '>' {
-		i++
-	}
-	var buf [8]byte
-	for j := 0; j < i; j++ {
-		buf[j] = lower(n[j])
-	}
-	switch string(buf[:i]) {
-	case "a", "area", "frame", "iframe", "img", "script", "link", "base", "meta", "body":
-		return true
-	}
-	return i == 8 // longer names: not ours, but let TagName decide cheaply
 }
 
 // attrs holds the attributes of one tag that extraction reads, as slices
@@ -286,30 +352,24 @@ func readAttrs(z *html.Tokenizer) attrs {
 	return a
 }
 
-func (p *pass) tag(z *html.Tokenizer, name []byte) {
-	switch string(name) {
+// tag reads a start tag of interest: name, lowercase, is one of those
+// rawTagName returns, and its attributes start at raw[end].
+func (p *pass) tag(z *html.Tokenizer, raw []byte, end int, name string) {
+	switch name {
 	case "a", "area":
-		tag := "a"
-		if len(name) == 4 {
-			tag = "area"
-		}
-		a := readAttrs(z)
+		a := p.attrs(z, raw, end)
 		if a.hasHref {
-			p.add(a.href, tag, KindPage, hasToken(a.rel, "nofollow"))
+			p.add(a.href, name, KindPage, hasToken(a.rel, "nofollow"))
 		}
 	case "frame", "iframe":
-		tag := "frame"
-		if name[0] == 'i' {
-			tag = "iframe"
-		}
-		if a := readAttrs(z); a.hasSrc {
-			p.add(a.src, tag, KindPage, false)
+		if a := p.attrs(z, raw, end); a.hasSrc {
+			p.add(a.src, name, KindPage, false)
 		}
 	case "img":
 		if !p.o.Embeds {
 			return
 		}
-		a := readAttrs(z)
+		a := p.attrs(z, raw, end)
 		if a.hasSrc {
 			p.add(a.src, "img", KindEmbed, false)
 		}
@@ -322,11 +382,11 @@ func (p *pass) tag(z *html.Tokenizer, name []byte) {
 		if !p.o.Embeds {
 			return
 		}
-		if a := readAttrs(z); a.hasSrc {
+		if a := p.attrs(z, raw, end); a.hasSrc {
 			p.add(a.src, "script", KindEmbed, false)
 		}
 	case "link":
-		a := readAttrs(z)
+		a := p.attrs(z, raw, end)
 		if !a.hasHref {
 			return
 		}
@@ -383,16 +443,67 @@ func (p *pass) href(v []byte) []byte {
 }
 
 func (p *pass) add(raw []byte, tag string, kind Kind, nofollow bool) {
-	u := p.res.resolve(p.href(raw))
+	r := p.res
+	h, schemeEnd, ok := r.prepare(p.href(raw))
+	if !ok {
+		return
+	}
+	if r.fast {
+		b, st := r.fastBuild(h, schemeEnd)
+		switch st {
+		case fastNil:
+			return
+		case fastOK:
+			if key, ok := r.fastKey(b); ok {
+				if p.merge(key, tag, kind, nofollow) {
+					return
+				}
+				u := p.newURL()
+				r.fill(u, b)
+				p.insert(key, u, tag, kind, nofollow)
+				return
+			}
+			u := p.newURL()
+			r.fill(u, b)
+			if !p.addURL(u, tag, kind, nofollow) {
+				p.urls = p.urls[:len(p.urls)-1] // u was not kept
+			}
+			return
+		}
+	}
+	u := slowResolve(r.base, string(h))
 	if u == nil {
 		return
 	}
 	p.addURL(u, tag, kind, nofollow)
 }
 
-func (p *pass) addURL(u *url.URL, tag string, kind Kind, nofollow bool) {
+// newURL returns a zero url.URL for a link. The URLs of a page are
+// allocated together, in chunks that fit the allocator's size classes.
+func (p *pass) newURL() *url.URL {
+	if len(p.urls) == cap(p.urls) {
+		n := min(max(p.linkBound-len(p.links), 8), urlChunk)
+		p.urls = make([]url.URL, 0, n)
+	}
+	p.urls = p.urls[:len(p.urls)+1]
+	return &p.urls[len(p.urls)-1]
+}
+
+// addURL adds a link to u unless the page has one already, and reports
+// whether it did.
+func (p *pass) addURL(u *url.URL, tag string, kind Kind, nofollow bool) bool {
 	key := maphash.String(seed, urlnorm.Canonical(u))
-	if i, ok := p.seen[key]; ok {
+	if p.merge(key, tag, kind, nofollow) {
+		return false
+	}
+	p.insert(key, u, tag, kind, nofollow)
+	return true
+}
+
+// merge merges a link into the page's link of the same key, if any, and
+// reports whether there was one.
+func (p *pass) merge(key uint64, tag string, kind Kind, nofollow bool) bool {
+	if i := p.seen.find(key); i >= 0 {
 		l := &p.links[i]
 		switch {
 		case kind == KindEmbed:
@@ -403,9 +514,14 @@ func (p *pass) addURL(u *url.URL, tag string, kind Kind, nofollow bool) {
 			// A URL is followed if any of its links may be followed.
 			l.NoFollow = l.NoFollow && nofollow
 		}
-		return
+		return true
 	}
-	p.seen[key] = int32(len(p.links))
+	return false
+}
+
+// insert adds a link that merge did not find.
+func (p *pass) insert(key uint64, u *url.URL, tag string, kind Kind, nofollow bool) {
+	p.seen.add(key)
 	p.links = append(p.links, Link{URL: u, Tag: tag, NoFollow: nofollow, Kind: kind})
 }
 

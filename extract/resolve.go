@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"hash/maphash"
 	"net/url"
 	"strings"
 
@@ -22,38 +23,94 @@ type resolver struct {
 	esc      []byte // escaped href
 	full     []byte // merged path, before dot segments are removed
 	out      []byte // the absolute URL
+	key      []byte // canonical form, see fastKey
+
+	// The base host as urlnorm.Clean leaves it, and a few other hosts:
+	// links name the same hosts again and again.
+	baseHost   string
+	baseHostOK bool
+	hosts      [8]hostEntry
+	nextHost   int
+}
+
+// hostEntry is a host as urlnorm.Clean normalizes it for one scheme.
+type hostEntry struct {
+	scheme, raw, host string
+	ok                bool
 }
 
 func (r *resolver) init(base *url.URL) {
 	r.base = base
 	r.scheme = strings.ToLower(base.Scheme)
 	r.basePath = base.EscapedPath()
+	// The fast path builds Path from the escaped base path: a base path with
+	// escapes in it (/a%20b/) would come out escaped twice, so such pages
+	// take the net/url path.
 	r.fast = base.User == nil && base.Opaque == "" && !base.ForceQuery && base.Host != "" &&
-		(r.scheme == "http" || r.scheme == "https")
+		(r.scheme == "http" || r.scheme == "https") && !strings.Contains(r.basePath, "%")
+	if r.fast {
+		r.scheme = schemeName(r.scheme)
+		r.baseHost, r.baseHostOK = r.normHost(r.scheme, []byte(base.Host))
+	}
+}
+
+// schemeName returns "http" or "https" without allocating.
+func schemeName(s string) string {
+	if s == "http" {
+		return "http"
+	}
+	return "https"
+}
+
+// normHost returns the host and port as urlnorm.Clean leaves them in a
+// URL of scheme, and false when Clean refuses them.
+func (r *resolver) normHost(scheme string, raw []byte) (string, bool) {
+	for i := range r.hosts {
+		e := &r.hosts[i]
+		if e.scheme == scheme && e.raw == string(raw) {
+			return e.host, e.ok
+		}
+	}
+	e := hostEntry{scheme: scheme, raw: string(raw)}
+	if c, err := urlnorm.Clean(&url.URL{Scheme: scheme, Host: e.raw}); err == nil {
+		e.host, e.ok = c.Host, true
+	}
+	r.hosts[r.nextHost] = e
+	r.nextHost = (r.nextHost + 1) % len(r.hosts)
+	return e.host, e.ok
 }
 
 // resolve returns the normalized absolute URL of href without its
 // fragment, or nil when href is not a usable http(s) link. href is not
 // modified and not retained.
 func (r *resolver) resolve(href []byte) *url.URL {
-	h := r.clean(href)
-	schemeEnd := -1
-	if i := bytes.IndexByte(h, ':'); i > 0 && bytes.IndexAny(h[:i], "/?#") < 0 {
-		// Has a scheme: skip javascript:, mailto:, tel:, data: and the
-		// like without parsing them.
-		s := string(h[:i]) // does not allocate: compared only
-		if !strings.EqualFold(s, "http") && !strings.EqualFold(s, "https") {
-			return nil
-		}
-		schemeEnd = i
+	h, schemeEnd, ok := r.prepare(href)
+	if !ok {
+		return nil
 	}
-	h = r.escape(h, schemeEnd)
 	if r.fast {
 		if u, ok := r.fastResolve(h, schemeEnd); ok {
 			return u
 		}
 	}
 	return slowResolve(r.base, string(h))
+}
+
+// prepare cleans and escapes href and finds its scheme. ok is false when
+// the href has a scheme other than http and https.
+func (r *resolver) prepare(href []byte) (h []byte, schemeEnd int, ok bool) {
+	h = r.clean(href)
+	schemeEnd = -1
+	if i := bytes.IndexByte(h, ':'); i > 0 && bytes.IndexAny(h[:i], "/?#") < 0 {
+		// Has a scheme: skip javascript:, mailto:, tel:, data: and the
+		// like without parsing them.
+		s := string(h[:i]) // does not allocate: compared only
+		if !strings.EqualFold(s, "http") && !strings.EqualFold(s, "https") {
+			return nil, 0, false
+		}
+		schemeEnd = i
+	}
+	return r.escape(h, schemeEnd), schemeEnd, true
 }
 
 // clean strips leading and trailing ASCII whitespace and C0 controls and
@@ -142,44 +199,90 @@ var fastChars = func() (t [256]bool) {
 // urlnorm.Clean do, for hrefs of fastChars. ok is false when href needs
 // the slow path.
 func (r *resolver) fastResolve(h []byte, schemeEnd int) (u *url.URL, ok bool) {
+	b, st := r.fastBuild(h, schemeEnd)
+	switch st {
+	case fastSlow:
+		return nil, false
+	case fastNil:
+		return nil, true
+	}
+	u = new(url.URL)
+	r.fill(u, b)
+	return u, true
+}
+
+// Outcomes of fastBuild.
+const (
+	fastOK   = iota // the URL is in r.out, described by built
+	fastNil         // the href is not a usable link
+	fastSlow        // the href needs the slow path
+)
+
+// built describes the absolute URL that fastBuild leaves in r.out:
+// scheme "://" raw host, then the path up to pathEnd, then "?" and the
+// query when hasQuery.
+type built struct {
+	scheme           string // "http" or "https"
+	host             string // as urlnorm.Clean leaves it
+	hostEnd, pathEnd int
+	hasQuery         bool
+}
+
+// fill sets u to the URL of b, as urlnorm.Clean returns it. It allocates
+// one string, for the path and query.
+func (r *resolver) fill(u *url.URL, b built) {
+	s := string(r.out[b.hostEnd:])
+	*u = url.URL{Scheme: b.scheme, Host: b.host, Path: s[:b.pathEnd-b.hostEnd]}
+	if b.hasQuery {
+		u.RawQuery = s[b.pathEnd-b.hostEnd+1:]
+	}
+	if strings.ContainsAny(u.Path, "!'()*") {
+		// url.URL.setPath: these are valid in a path but escaped by
+		// default, so the path as written is kept in RawPath.
+		u.RawPath = u.Path
+	}
+}
+
+// fastBuild resolves h, for fastResolve and pass.add.
+func (r *resolver) fastBuild(h []byte, schemeEnd int) (b built, status int) {
 	if j := bytes.IndexByte(h, '#'); j >= 0 {
 		if bytes.IndexByte(h[j:], '%') >= 0 {
-			return nil, false // url.Parse checks the fragment's escapes
+			return b, fastSlow // url.Parse checks the fragment's escapes
 		}
 		h = h[:j]
 	}
 	for _, c := range h {
 		if !fastChars[c] {
-			return nil, false
+			return b, fastSlow
 		}
 	}
 	path, query, hasQuery := h, []byte(nil), false
 	if q := bytes.IndexByte(h, '?'); q >= 0 {
 		path, query, hasQuery = h[:q], h[q+1:], true
 		if len(query) == 0 {
-			return nil, false // ForceQuery
+			return b, fastSlow // ForceQuery
 		}
 	}
 	if schemeEnd < 0 {
 		if bytes.HasPrefix(path, []byte("///")) {
-			return nil, false // url.Parse keeps it all as the path
+			return b, fastSlow // url.Parse keeps it all as the path
 		}
 		seg := path
 		if i := bytes.IndexByte(seg, '/'); i >= 0 {
 			seg = seg[:i]
 		}
 		if bytes.IndexByte(seg, ':') >= 0 {
-			return nil, false // url.Parse refuses a colon in a first segment
+			return b, fastSlow // url.Parse refuses a colon in a first segment
 		}
 	}
 	out := r.out[:0]
-	var schemeLen, hostStart, hostEnd int
+	var hostEnd int
 	if schemeEnd >= 0 || bytes.HasPrefix(path, []byte("//")) {
 		// Absolute or network-path reference.
 		var rest []byte
 		if schemeEnd >= 0 {
 			if !bytes.HasPrefix(path[schemeEnd+1:], []byte("//")) {
-				return nil, false
+				return b, fastSlow
 			}
 			for _, c := range path[:schemeEnd] {
 				out = append(out, lower(c))
@@ -189,62 +292,152 @@ func (r *resolver) fastResolve(h []byte, schemeEnd int) (u *url.URL, ok bool) {
 			out = append(out, r.scheme...)
 			rest = path[2:]
 		}
-		schemeLen = len(out)
+		b.scheme = "https"
+		if len(out) == len("http") {
+			b.scheme = "http"
+		}
 		out = append(out, "://"...)
 		a := bytes.IndexByte(rest, '/')
 		if a < 0 {
 			a = len(rest)
 		}
 		if !simpleHost(rest[:a]) {
-			return nil, false // userinfo, odd ports, or net/url's special cases
+			return b, fastSlow // userinfo, odd ports, or net/url's special cases
 		}
-		hostStart = len(out)
+		var hostOK bool
+		b.host, hostOK = r.normHost(b.scheme, rest[:a])
 		out = append(out, rest[:a]...)
 		hostEnd = len(out)
 		out = r.appendPath(out, string(rest[a:]), nil)
+		if !hostOK {
+			r.out = out
+			return b, fastNil
+		}
 	} else {
+		b.scheme, b.host = r.scheme, r.baseHost
 		out = append(out, r.scheme...)
-		schemeLen = len(out)
 		out = append(out, "://"...)
-		hostStart = len(out)
 		out = append(out, r.base.Host...)
 		hostEnd = len(out)
 		out = r.appendPath(out, r.basePath, path)
+		if !r.baseHostOK {
+			r.out = out
+			return b, fastNil
+		}
 		if len(path) == 0 && !hasQuery && r.base.RawQuery != "" {
 			// An empty or fragment-only href keeps the base's query.
-			pathEnd := len(out)
+			b.pathEnd = len(out)
 			out = append(out, '?')
 			out = append(out, r.base.RawQuery...)
-			return r.finish(out, schemeLen, hostStart, hostEnd, pathEnd, true)
+			r.out = out
+			b.hostEnd, b.hasQuery = hostEnd, true
+			return b, fastOK
 		}
 	}
-	pathEnd := len(out)
+	b.hostEnd, b.pathEnd, b.hasQuery = hostEnd, len(out), hasQuery
 	if hasQuery {
 		out = append(out, '?')
 		out = append(out, query...)
 	}
-	return r.finish(out, schemeLen, hostStart, hostEnd, pathEnd, hasQuery)
+	r.out = out
+	return b, fastOK
 }
 
-// finish makes the url.URL of the absolute URL in out and checks it.
-func (r *resolver) finish(out []byte, schemeLen, hostStart, hostEnd, pathEnd int, hasQuery bool) (*url.URL, bool) {
-	r.out = out
+// pathChars are the bytes of fastChars that may be in the path of a URL
+// fill makes: for a path of them, url.URL.EscapedPath is the path itself.
+var pathChars = func() [256]bool {
+	t := fastChars
+	t['?'] = false
+	return t
+}()
 
-	s := string(out)
-	tmp := url.URL{Scheme: s[:schemeLen], Host: s[hostStart:hostEnd], Path: s[hostEnd:pathEnd]}
-	if hasQuery {
-		tmp.RawQuery = s[pathEnd+1:]
+// fastKey returns the maphash of urlnorm.Canonical of the URL of b,
+// computed without making the URL, and false when it leaves that to
+// urlnorm (escapes, dot segments, many parameters).
+func (r *resolver) fastKey(b built) (uint64, bool) {
+	path := r.out[b.hostEnd:b.pathEnd]
+	var query []byte
+	if b.hasQuery {
+		query = r.out[b.pathEnd+1:]
 	}
-	if strings.ContainsAny(tmp.Path, "!'()*") {
-		// url.URL.setPath: these are valid in a path but escaped by
-		// default, so the path as written is kept in RawPath.
-		tmp.RawPath = tmp.Path
+	for _, c := range path {
+		if !pathChars[c] {
+			return 0, false
+		}
 	}
-	c, err := urlnorm.Clean(&tmp)
-	if err != nil {
-		return nil, true
+	for _, c := range query {
+		if !fastChars[c] {
+			return 0, false
+		}
 	}
-	return c, true
+	// The host is normalized already: Canonical leaves it as it is.
+	k := append(r.key[:0], b.scheme...)
+	k = append(k, "://"...)
+	k = append(k, b.host...)
+	start := len(k)
+	if len(path) == 0 || path[0] != '/' {
+		k = append(k, '/')
+	}
+	k = append(k, path...)
+	if hasDotSegment(k[start:]) {
+		r.key = k
+		return 0, false
+	}
+	if len(query) > 0 {
+		// urlnorm's writeQuery: empty parameters dropped, the others
+		// stably sorted by name; none need escapes normalized here.
+		var stack [16][]byte
+		params := stack[:0]
+		for len(query) > 0 {
+			var p []byte
+			p, query, _ = bytes.Cut(query, []byte("&"))
+			if len(p) == 0 {
+				continue
+			}
+			if len(params) == len(stack) {
+				r.key = k
+				return 0, false
+			}
+			params = append(params, p)
+		}
+		for i := 1; i < len(params); i++ {
+			for j := i; j > 0 && bytes.Compare(paramName(params[j-1]), paramName(params[j])) > 0; j-- {
+				params[j-1], params[j] = params[j], params[j-1]
+			}
+		}
+		for i, p := range params {
+			if i == 0 {
+				k = append(k, '?')
+			} else {
+				k = append(k, '&')
+			}
+			k = append(k, p...)
+		}
+	}
+	r.key = k
+	return maphash.Bytes(seed, k), true
+}
+
+func paramName(p []byte) []byte {
+	if i := bytes.IndexByte(p, '='); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+// hasDotSegment is urlnorm's test for a path that has "." or ".."
+// segments.
+func hasDotSegment(p []byte) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '.' {
+			continue
+		}
+		if (i == 0 || p[i-1] == '/') && (i+1 == len(p) || p[i+1] == '/' ||
+			p[i+1] == '.' && (i+2 == len(p) || p[i+2] == '/')) {
+			return true
+		}
+	}
+	return false
 }
 
 // simpleHost reports whether an authority is a plain host name with an
