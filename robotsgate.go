@@ -45,10 +45,34 @@ func (rc *robotsCache) get(host string) *hostRobots {
 	return rc.hosts[host]
 }
 
+// maxRobotsCached bounds the parsed robots.txt rules kept in memory; the
+// store keeps them all, and an evicted origin's rules are read back from it
+// on its next visit.
+const maxRobotsCached = 50_000
+
 func (rc *robotsCache) set(host string, h *hostRobots) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	if _, ok := rc.hosts[host]; !ok && len(rc.hosts) >= maxRobotsCached {
+		rc.evictLocked(maxRobotsCached / 10)
+	}
 	rc.hosts[host] = h
+}
+
+// evictLocked forgets up to n origins, chosen at random (map order), keeping
+// those whose robots.txt is unavailable (the summary lists them) or whose
+// redirect chain is being followed.
+func (rc *robotsCache) evictLocked(n int) {
+	for k, r := range rc.hosts {
+		if n == 0 {
+			return
+		}
+		if r.unavailable || r.hop != nil {
+			continue
+		}
+		delete(rc.hosts, k)
+		n--
+	}
 }
 
 // deferredHosts lists the hosts whose robots.txt is unavailable.
