@@ -589,3 +589,42 @@ func TestContentPolicies(t *testing.T) {
 		t.Errorf("redirect chain: /r/10 %d, /r/11 %d, bad redirects %d; want 1, 0, 1", hits["/r/10"], hits["/r/11"], sum.BadRedirects)
 	}
 }
+
+// TestSessionRedirect: an application that redirects every URL without a
+// session id to the same URL with one (cookies being off) is still crawled:
+// the page is fetched once with the id, not lost as "seen".
+func TestSessionRedirect(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.RequestURI())
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case !strings.Contains(r.URL.Path, ";jsessionid="):
+			http.Redirect(w, r, r.URL.Path+";jsessionid=0123456789ABCDEF0123456789ABCDEF", http.StatusFound)
+		default:
+			fmt.Fprint(w, `<p>the page</p>`)
+		}
+	}))
+	defer srv.Close()
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{"http://a.test/app"}, Delay: 5 * time.Millisecond,
+		ConnectTo: []string{"a.test:80:" + srv.Listener.Addr().String()}, AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := "/robots.txt /app /app;jsessionid=0123456789ABCDEF0123456789ABCDEF"
+	if got := strings.Join(paths, " "); got != want || sum.ByStatus[200] != 1 {
+		t.Errorf("requests %q (200s: %d), want %q", got, sum.ByStatus[200], want)
+	}
+}

@@ -77,7 +77,7 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 			c.sched.Defer(host, done, r.retryAt, hostload.ReasonRobots)
 			return nil
 		}
-		if cand := c.candidate(u, item.Depth); cand.URL != item.URL {
+		if cand := c.candidate(u, item.Depth); cand.URL != item.URL && !item.AsIs {
 			// Since the URL was queued, some of its parameters were found
 			// not to change the content: fetch it without them — unless
 			// that URL is known already.
@@ -366,6 +366,13 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 			cand := c.candidate(u, depth)
 			if redirect {
 				cand.Hops = item.Hops + 1
+				if cand.URL == res.URL.String() {
+					// The server redirects the cleaned URL to itself with a
+					// session id (an application that insists on one): the
+					// page is only to be had with it, so keep it this once.
+					cand.URL, cand.Canonical = u.String(), urlnorm.Canonical(u)
+					cand.AsIs = true
+				}
 			}
 			out = append(out, cand)
 		}

@@ -39,6 +39,7 @@ type Entry struct {
 	Attempts int    `json:"a,omitempty"` // earlier tries that the server or network failed
 	Hops     int    `json:"h,omitempty"` // redirects followed to reach this URL
 	Kind     string `json:"k,omitempty"` // "" for a page, "sitemap" for a sitemap
+	AsIs     bool   `json:"x,omitempty"` // fetch the URL as it is, session id and all
 }
 
 // Item is a queued Entry with its place in the store.
