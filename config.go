@@ -38,6 +38,13 @@ type Config struct {
 	// Delay is the minimum gap between the end of one request to a host and
 	// the start of the next. Default 1s.
 	Delay time.Duration
+	// NoDelay sets no minimum gap: host load alone sets each host's pace
+	// (Crawl-delay and host rules still apply), and a host that stays fast
+	// may get up to MaxPerHost requests at once.
+	NoDelay bool
+	// MaxPerHost bounds the requests in flight to one host when NoDelay
+	// lets it grow past one. Default 2.
+	MaxPerHost int
 	// CrawlDelay says what to do with a robots.txt Crawl-delay. Default: honour it.
 	CrawlDelay CrawlDelayPolicy
 
@@ -280,8 +287,14 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	if c.UserAgent == "" {
 		c.UserAgent = fmt.Sprintf("%s/%s (+%s)", c.Agent, Version, InfoURL)
 	}
-	if c.Delay == 0 {
+	switch {
+	case c.NoDelay:
+		c.Delay = 0
+	case c.Delay == 0:
 		c.Delay = time.Second
+	}
+	if c.MaxPerHost <= 0 {
+		c.MaxPerHost = 2
 	}
 	if c.Delay < 0 {
 		return c, nil, fmt.Errorf("--delay %v: must not be negative", c.Delay)

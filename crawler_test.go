@@ -628,3 +628,71 @@ func TestSessionRedirect(t *testing.T) {
 		t.Errorf("requests %q (200s: %d), want %q", got, sum.ByStatus[200], want)
 	}
 }
+
+// TestNoDelayConcurrency: with no delay configured, a host that stays fast
+// is given two requests at once, never more; one that answers 503 is
+// brought back to one at a time.
+func TestNoDelayConcurrency(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, peak, total := 0, 0, 0
+	var busyEnd time.Time
+	var tooSoon []time.Duration
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		total++
+		peak = max(peak, inFlight)
+		n := total
+		if !busyEnd.IsZero() && time.Since(busyEnd) < time.Second {
+			tooSoon = append(tooSoon, time.Since(busyEnd))
+		}
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+		}()
+		time.Sleep(2 * time.Millisecond)
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if n == 60 {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			mu.Lock()
+			busyEnd = time.Now()
+			mu.Unlock()
+			return
+		}
+		var b strings.Builder
+		for i := range 4 {
+			fmt.Fprintf(&b, `<a href="/p%d">x</a> `, n*4+i)
+		}
+		fmt.Fprint(w, b.String())
+	}))
+	defer srv.Close()
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{"http://a.test/"}, NoDelay: true, MaxPages: 120,
+		ConnectTo: []string{"a.test:80:" + srv.Listener.Addr().String()}, AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if peak != 2 {
+		t.Errorf("at most %d requests in flight, want exactly 2 for a fast host with no delay", peak)
+	}
+	if busyEnd.IsZero() {
+		t.Fatal("the crawl never reached the 503")
+	}
+	// A request already in flight when the 503 was sent may end after it;
+	// none may start inside the Retry-After second.
+	if len(tooSoon) > 0 {
+		t.Errorf("%d requests started within the Retry-After window: %v", len(tooSoon), tooSoon)
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/extract"
@@ -109,6 +111,11 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
 			return fail(errBudgetSpent)
 		}
+		floor, why := floorFor(c.cfg.HostRules, host, time.Now(), r.gap, r.gapWhy)
+		load := c.sched.Load(host, floor, why)
+		if n := load.Concurrency(c.cfg.MaxPerHost); n > 1 {
+			return c.visitMany(ctx, host, load, fetchJob{item, u}, n, done)
+		}
 		o, settled, err := c.fetchPage(ctx, item, u)
 		if err != nil {
 			return fail(err)
@@ -116,15 +123,105 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		if settled {
 			done++
 		}
-		floor, why := floorFor(c.cfg.HostRules, host, time.Now(), r.gap, r.gapWhy)
 		if o.Addr != "" {
 			c.sched.SetAddr(host, o.Addr)
 		}
-		d := c.sched.Load(host, floor, why).Observe(o)
+		d := load.Observe(o)
 		c.noteDecision(host, d)
 		c.sched.Release(host, done, d.Next, d.Reason)
 		return nil
 	}
+}
+
+type fetchJob struct {
+	item *frontier.Item
+	u    *url.URL
+}
+
+// visitMany is a turn with more than one request in flight to the host: a
+// host with no floor that has stayed fast (hostload.Load.Concurrency). Up to
+// n URLs of its queue are fetched at once, each taking a slot at the host's
+// address; URLs settled without a request on the way are counted in done.
+func (c *Crawler) visitMany(ctx context.Context, host string, load *hostload.Load, first fetchJob, n, done int) error {
+	jobs := []fetchJob{first}
+	extra := 0
+	items, err := c.store.PeekN(host, 4*n)
+	if err != nil {
+		c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
+		return err
+	}
+	for _, item := range items {
+		if len(jobs) == n {
+			break
+		}
+		if item.URL == first.item.URL {
+			continue
+		}
+		u, err := url.Parse(item.URL)
+		if err != nil {
+			break
+		}
+		r, err := c.robotsFor(urlnorm.HostKey(u))
+		if err != nil || r == nil || r.unavailable || item.AsIs {
+			break // its robots.txt is another turn's request
+		}
+		if cand := c.candidate(u, item.Depth); cand.URL != item.URL {
+			break // re-keying is the single path's job
+		}
+		if !r.group.Allowed(pathQuery(u)) {
+			if err := c.settle(item, u, outcomeDisallowed); err != nil {
+				break
+			}
+			done++
+			continue
+		}
+		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
+			break
+		}
+		if !c.sched.TryExtra(host) {
+			break
+		}
+		extra++
+		jobs = append(jobs, fetchJob{item, u})
+	}
+
+	type result struct {
+		o       hostload.Outcome
+		settled bool
+		err     error
+	}
+	results := make([]result, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			o, settled, err := c.fetchPage(ctx, j.item, j.u)
+			results[i] = result{o, settled, err}
+		})
+	}
+	wg.Wait()
+	for range extra {
+		c.sched.ReleaseExtra(host)
+	}
+	sort.Slice(results, func(i, j int) bool { return results[i].o.End.Before(results[j].o.End) })
+	var d hostload.Decision
+	for _, r := range results {
+		if r.err != nil {
+			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
+			return r.err
+		}
+		if r.settled {
+			done++
+		}
+		if r.o.Addr != "" {
+			c.sched.SetAddr(host, r.o.Addr)
+		}
+		if next := load.Observe(r.o); next.Next.After(d.Next) || d.Next.IsZero() {
+			d = next
+		}
+	}
+	c.noteDecision(host, d)
+	c.sched.Release(host, done, d.Next, d.Reason)
+	return nil
 }
 
 // pathQuery is the part of a URL that robots.txt rules match.

@@ -74,7 +74,7 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.StringVar(&f.job, "job", "", "job directory: all state of the crawl; the same DIR again resumes it (required)")
 	fs.StringVar(&f.agent, "user-agent", "gentlecrawl", "product token for robots.txt and the User-Agent header (letters, - and _)")
 	fs.StringVar(&f.from, "from", "", "e-mail address sent in the From header, so site owners can reach you")
-	fs.DurationVar(&f.delay, "delay", time.Second, "minimum gap between requests to one host")
+	fs.DurationVar(&f.delay, "delay", time.Second, "minimum gap between requests to one host (0: none; host load alone sets the pace, and a host that stays fast may get two requests at once)")
 	fs.StringVar(&f.crawlDelay, "crawl-delay", "honor", "robots.txt Crawl-delay: honor, ignore, or cap=DUR")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "stop after this many fetches (0: no limit)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "follow at most this many links from a seed (0: no limit)")
@@ -112,8 +112,8 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 	if err != nil {
 		return gentlecrawl.Config{}, err
 	}
-	if f.delay <= 0 {
-		return gentlecrawl.Config{}, fmt.Errorf("--delay %v: must be positive", f.delay)
+	if f.delay < 0 {
+		return gentlecrawl.Config{}, fmt.Errorf("--delay %v: must not be negative", f.delay)
 	}
 	level := slog.LevelError
 	if f.verbose {
@@ -125,6 +125,7 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Agent:                f.agent,
 		From:                 f.from,
 		Delay:                f.delay,
+		NoDelay:              f.delay == 0,
 		CrawlDelay:           cd,
 		MaxPages:             f.maxPages,
 		MaxDepth:             f.maxDepth,

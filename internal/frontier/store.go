@@ -278,6 +278,25 @@ func (s *Store) Peek(host string) (*Item, error) {
 	return item, nil
 }
 
+// PeekN returns up to n queued URLs of host, first in first.
+func (s *Store) PeekN(host string, n int) ([]*Item, error) {
+	p := queuePrefix(host)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return nil, fmt.Errorf("frontier: peek: %w", err)
+	}
+	defer it.Close()
+	var items []*Item
+	for ok := it.First(); ok && len(items) < n; ok = it.Next() {
+		item := &Item{Host: host, key: bytes.Clone(it.Key())}
+		if err := json.Unmarshal(it.Value(), &item.Entry); err != nil {
+			return nil, fmt.Errorf("frontier: corrupt queue entry for %s: %w", host, err)
+		}
+		items = append(items, item)
+	}
+	return items, it.Error()
+}
+
 // Seen reports whether canonical is in the seen-set.
 func (s *Store) Seen(canonical string) (bool, error) {
 	_, ok, err := s.get(seenKey(canonical))

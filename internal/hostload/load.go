@@ -102,6 +102,7 @@ type Load struct {
 	clamped   time.Duration // the Retry-After asked for, when it was clamped
 	failures  int           // consecutive load signals
 	cooldown  int           // observations to ignore latency after widening
+	healthy   int           // healthy answers in a row at the floor
 	gapWhy    string
 	latencies [32]time.Duration // recent response times, a ring
 	n         int               // samples seen
@@ -175,9 +176,27 @@ func (l *Load) Observe(o Outcome) Decision {
 			l.widen(fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)), false)
 		default:
 			l.narrow()
+			if l.gap <= l.floor {
+				l.healthy++
+			}
 		}
 	}
 	return l.Next(o.End)
+}
+
+// healthyForMore is how many healthy answers in a row a host must give
+// before it is asked two things at once.
+const healthyForMore = 10
+
+// Concurrency returns how many requests the host may have in flight at once,
+// at most max. It is one — the rule — unless the host has no floor (no
+// delay was configured, no Crawl-delay asked) and has stayed fast: then it
+// grows to max, and falls back to one at the first sign of strain.
+func (l *Load) Concurrency(max int) int {
+	if max > 1 && l.floor == 0 && l.gap == 0 && l.healthy >= healthyForMore && !l.until.After(time.Now()) {
+		return max
+	}
+	return 1
 }
 
 // Next decides the earliest start of the next request after a request that
@@ -215,6 +234,7 @@ func (l *Load) widen(why string, jitter bool) {
 	l.gap = min(max(g, l.floor), l.cfg.MaxGap)
 	l.gapWhy = why
 	l.cooldown = 3
+	l.healthy = 0
 }
 
 // narrow raises the request rate by a small step toward the floor's rate.

@@ -166,3 +166,24 @@ func TestParseRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadConcurrencyGrowsOnlyWithoutFloor(t *testing.T) {
+	withFloor := NewLoad(LoadConfig{}, time.Second, "delay 1s", 1)
+	drive(withFloor, t0, ok(time.Millisecond, 50))
+	if n := withFloor.Concurrency(2); n != 1 {
+		t.Errorf("a host with a floor got concurrency %d: one request at a time, with a gap", n)
+	}
+	l := NewLoad(LoadConfig{}, 0, "no delay", 1)
+	_, _, at := drive(l, t0, ok(10*time.Millisecond, healthyForMore-1))
+	if n := l.Concurrency(2); n != 1 {
+		t.Errorf("concurrency %d before the host proved fast", n)
+	}
+	_, _, at = drive(l, at, ok(10*time.Millisecond, 1))
+	if n := l.Concurrency(2); n != 2 {
+		t.Errorf("concurrency %d after %d fast answers, want 2", n, healthyForMore)
+	}
+	drive(l, at, []Outcome{{Status: 503}})
+	if n := l.Concurrency(2); n != 1 {
+		t.Errorf("concurrency %d after a 503, want back to 1", n)
+	}
+}

@@ -233,6 +233,49 @@ func (s *Scheduler) unholdLocked(h *hostState) {
 	}
 }
 
+// TryExtra takes one more request slot at a held host's address, for a
+// second request in flight to the host (Load.Concurrency). It returns false
+// when the address is at its limit. Each true is given back with
+// ReleaseExtra.
+func (s *Scheduler) TryExtra(host string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.mu.hosts[host]
+	if h == nil || !h.held {
+		panic("hostload: TryExtra for a host that is not held: " + host)
+	}
+	if h.heldAddr == "" {
+		return true
+	}
+	a := s.mu.addrs[h.heldAddr]
+	if a.inFlight >= s.loadCfg.MaxPerAddr {
+		return false
+	}
+	a.inFlight++
+	return true
+}
+
+// ReleaseExtra gives back a slot taken with TryExtra.
+func (s *Scheduler) ReleaseExtra(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.mu.hosts[host]
+	if h == nil || !h.held || h.heldAddr == "" {
+		return
+	}
+	a := s.mu.addrs[h.heldAddr]
+	a.inFlight--
+	if len(a.waiting) > 0 && a.inFlight < s.loadCfg.MaxPerAddr {
+		w := a.waiting[0]
+		a.waiting[0] = nil
+		a.waiting = a.waiting[1:]
+		w.blocked = false
+		s.mu.blocked--
+		s.parkLocked(w)
+		s.notify()
+	}
+}
+
 // SetAddr records the IP address a held host was reached at; from then on
 // it shares LoadConfig.MaxPerAddr with the other hosts at that address.
 func (s *Scheduler) SetAddr(host, addr string) {
