@@ -37,6 +37,7 @@ const (
 type Scheduler struct {
 	loadCfg LoadConfig
 	wake    chan struct{}
+	timers  sync.Pool // of *time.Timer: waiting in Acquire allocates nothing
 	mu      struct {
 		sync.Mutex
 		hosts    map[string]*hostState // every host with work, held, or waiting
@@ -142,7 +143,10 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
+			// Since Go 1.23 a stopped timer's channel holds no stale tick,
+			// so it can be reused by the next waiter as it is.
 			timer.Stop()
+			s.timers.Put(timer)
 		}
 	}()
 	for {
@@ -177,7 +181,12 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 		var tc <-chan time.Time
 		if wait >= 0 {
 			if timer == nil {
-				timer = time.NewTimer(wait)
+				if t, ok := s.timers.Get().(*time.Timer); ok {
+					timer = t
+					timer.Reset(wait)
+				} else {
+					timer = time.NewTimer(wait)
+				}
 			} else {
 				timer.Reset(wait)
 			}
