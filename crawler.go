@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -232,7 +233,29 @@ func (c *Crawler) rememberSeeds() error {
 			scopeSeeds = append(scopeSeeds, u)
 		}
 	}
-	c.inScope = narrow(c.cfg.Scope.matcher(scopeSeeds), c.cfg.Include, c.cfg.Exclude)
+	// --include and --exclude given now replace those of earlier runs; a run
+	// that gives none keeps them.
+	type narrowing struct{ Include, Exclude []string }
+	n := narrowing{c.cfg.Include, c.cfg.Exclude}
+	if len(n.Include) == 0 && len(n.Exclude) == 0 {
+		if v, err := c.store.Meta("narrowing"); err != nil {
+			return err
+		} else if v != "" {
+			if err := json.Unmarshal([]byte(v), &n); err != nil {
+				return fmt.Errorf("job directory: corrupt scope settings: %w", err)
+			}
+			for _, re := range append(append([]string(nil), n.Include...), n.Exclude...) {
+				if _, err := regexp.Compile(re); err != nil {
+					return fmt.Errorf("job directory: bad stored expression %q: %w", re, err)
+				}
+			}
+		}
+	}
+	nb, _ := json.Marshal(n)
+	if err := c.store.SetMeta("narrowing", string(nb)); err != nil {
+		return err
+	}
+	c.inScope = narrow(c.cfg.Scope.matcher(scopeSeeds), n.Include, n.Exclude)
 	b, _ := json.Marshal(all)
 	return c.store.SetMeta("seeds", string(b))
 }

@@ -316,3 +316,41 @@ func TestIncludeExclude(t *testing.T) {
 		t.Errorf("bad --include: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestResumeKeepsExclude: a job resumed without --exclude keeps the one it
+// was started with, for links found after the resume.
+func TestResumeKeepsExclude(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.Path)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<a href="/one">one</a>`)
+		case "/one":
+			fmt.Fprint(w, `<a href="/two">two</a> <a href="/three">three</a>`)
+		case "/robots.txt":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	job := filepath.Join(t.TempDir(), "job")
+	common := []string{"crawl", "-q", "--delay", "10ms", "--job", job, "--allow-private-networks",
+		"--connect-to", "a.test:80:127.0.0.1:" + port}
+	if code, _, errs := run(t, append(common, "--max-pages", "1", "--exclude", `/two$`, "http://a.test/")...); code != 0 {
+		t.Fatalf("first run: exit %d, %q", code, errs)
+	}
+	if code, _, errs := run(t, common...); code != 0 {
+		t.Fatalf("resume: exit %d, %q", code, errs)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "/robots.txt / /one /three"; strings.Join(got, " ") != want {
+		t.Errorf("requests %q, want %q (/two excluded by the first run)", strings.Join(got, " "), want)
+	}
+}
