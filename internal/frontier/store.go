@@ -9,10 +9,12 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // FormatVersion is the layout of the keys and values in the store. A job
@@ -95,8 +97,9 @@ type RobotsRecord struct {
 // through a single path (Apply) so that the seen-check and the enqueue are one
 // atomic step. It must be created with Open and closed with Close.
 type Store struct {
-	db *pebble.DB
-	mu struct {
+	db     *pebble.DB
+	failed atomic.Pointer[FatalError] // set once Pebble has failed for good
+	mu     struct {
 		sync.Mutex
 		seq uint64
 	}
@@ -104,12 +107,18 @@ type Store struct {
 
 // Open opens or creates the store in dir.
 func Open(dir string, logger *slog.Logger) (*Store, error) {
+	return OpenFS(dir, logger, nil)
+}
+
+// OpenFS is Open on a given file system (nil: the operating system's); tests
+// use it to inject write failures.
+func OpenFS(dir string, logger *slog.Logger, fs vfs.FS) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cache := pebble.NewCache(64 << 20)
 	defer cache.Unref()
-	opts := &pebble.Options{Logger: pebbleLogger{logger}, Cache: cache}
+	opts := &pebble.Options{Logger: pebbleLogger{logger}, Cache: cache, FS: fs}
 	// The seen-check is a Get of a key that is usually absent: without a
 	// filter each one searches every table (three quarters of admission
 	// time, measured). A bloom filter of 10 bits per key answers most of
@@ -150,7 +159,15 @@ func (s *Store) checkVersion() error {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() (err error) {
+	if f := s.broken(); f != nil {
+		// A failed Pebble cannot be closed cleanly; the process ending
+		// releases it, and the next Open recovers from its log.
+		return f
+	}
+	defer s.recoverFatal(&err)
+	return s.db.Close()
+}
 
 // Hash returns the 128-bit seen-set key of a canonical URL.
 func Hash(canonical string) []byte {
@@ -304,7 +321,11 @@ func (s *Store) Seen(canonical string) (bool, error) {
 }
 
 // MarkSeen adds canonical to the seen-set.
-func (s *Store) MarkSeen(canonical string) error {
+func (s *Store) MarkSeen(canonical string) (err error) {
+	if f := s.broken(); f != nil {
+		return f
+	}
+	defer s.recoverFatal(&err)
 	if err := s.db.Set(seenKey(canonical), nil, pebble.NoSync); err != nil {
 		return fmt.Errorf("frontier: write: %w", err)
 	}
@@ -343,7 +364,11 @@ func (s *Store) Robots(host string) (*RobotsRecord, error) {
 }
 
 // PutRobots stores the robots.txt record of host.
-func (s *Store) PutRobots(host string, r *RobotsRecord) error {
+func (s *Store) PutRobots(host string, r *RobotsRecord) (err error) {
+	if f := s.broken(); f != nil {
+		return f
+	}
+	defer s.recoverFatal(&err)
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -363,7 +388,11 @@ func (s *Store) Meta(name string) (string, error) {
 }
 
 // SetMeta stores a named value with the job.
-func (s *Store) SetMeta(name, value string) error {
+func (s *Store) SetMeta(name, value string) (err error) {
+	if f := s.broken(); f != nil {
+		return f
+	}
+	defer s.recoverFatal(&err)
 	if err := s.db.Set(metaKey(name), []byte(value), pebble.Sync); err != nil {
 		return fmt.Errorf("frontier: write meta: %w", err)
 	}
@@ -388,7 +417,11 @@ type Update struct {
 
 // Apply commits u in one batch and returns, per host, how many URLs were
 // added to its queue. URLs already in the seen-set are dropped.
-func (s *Store) Apply(u Update) (map[string]int, error) {
+func (s *Store) Apply(u Update) (_ map[string]int, err error) {
+	if f := s.broken(); f != nil {
+		return nil, f
+	}
+	defer s.recoverFatal(&err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.db.NewBatch()
@@ -480,7 +513,11 @@ func (s *Store) enqueueLocked(b *pebble.Batch, c Candidate) error {
 
 // Retry keeps a visited URL at the head of its queue for another try, with
 // one more attempt counted.
-func (s *Store) Retry(item *Item) error {
+func (s *Store) Retry(item *Item) (err error) {
+	if f := s.broken(); f != nil {
+		return f
+	}
+	defer s.recoverFatal(&err)
 	item.Attempts++
 	v, err := json.Marshal(item.Entry)
 	if err != nil {
@@ -497,7 +534,13 @@ func (s *Store) Retry(item *Item) error {
 // Sync makes every committed change durable on disk (commits are written to
 // the log at once, so a killed process loses nothing; Sync also survives a
 // lost machine).
-func (s *Store) Sync() error { return s.db.LogData(nil, pebble.Sync) }
+func (s *Store) Sync() (err error) {
+	if f := s.broken(); f != nil {
+		return f
+	}
+	defer s.recoverFatal(&err)
+	return s.db.LogData(nil, pebble.Sync)
+}
 
 // pebbleLogger routes Pebble's messages to slog at debug level, so that the
 // store is quiet unless asked.
@@ -511,7 +554,50 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
 }
 
+// Fatalf is called by Pebble when it cannot go on — a commit it could not
+// write (a full disk), an invariant broken. It must not return; it panics
+// with a *FatalError, which the Store's methods turn back into an error in
+// the goroutine that called them.
 func (p pebbleLogger) Fatalf(format string, args ...any) {
-	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-	panic(fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble")
+	panic(&FatalError{Msg: msg})
+}
+
+// ErrStoreFailed is matched (errors.Is) by every error of a store that has
+// failed for good: nothing more can be written until the job is reopened.
+var ErrStoreFailed = errors.New("frontier: the job's store failed")
+
+// FatalError is the failure that stopped a store. What was committed before
+// it is safe: the job resumes from there once the cause is fixed.
+type FatalError struct{ Msg string }
+
+func (e *FatalError) Error() string {
+	return "frontier: the job's store failed (" + e.Msg + "); what was recorded before is safe, and the job can be resumed once the cause (a full disk?) is fixed"
+}
+
+// Is makes a FatalError match ErrStoreFailed.
+func (e *FatalError) Is(target error) bool { return target == ErrStoreFailed }
+
+// recoverFatal turns a Pebble fatal error raised in this goroutine into the
+// returned error, and remembers that the store has failed.
+func (s *Store) recoverFatal(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	f, ok := r.(*FatalError)
+	if !ok {
+		panic(r)
+	}
+	s.failed.CompareAndSwap(nil, f)
+	*err = f
+}
+
+// broken returns the failure that stopped the store, or nil.
+func (s *Store) broken() error {
+	if f := s.failed.Load(); f != nil {
+		return f
+	}
+	return nil
 }

@@ -3,7 +3,13 @@ package frontier
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 )
 
 func cand(host, path string) Candidate {
@@ -143,5 +149,38 @@ func TestStoreRobotsRecord(t *testing.T) {
 	out, err := s.Robots("http://a.test")
 	if err != nil || string(out.Body) != string(in.Body) {
 		t.Fatalf("Robots = %+v, %v", out, err)
+	}
+}
+
+// TestStoreFailureIsAnError: when the disk refuses a write (a full disk),
+// Pebble gives up; the store's methods return an error matching
+// ErrStoreFailed, with a message saying what happened, instead of crashing
+// the process, and keep returning it.
+func TestStoreFailureIsAnError(t *testing.T) {
+	var failing atomic.Bool
+	fs := errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if failing.Load() && (op.Kind == errorfs.OpFileWrite || op.Kind == errorfs.OpFileSync) {
+			return syscall.ENOSPC
+		}
+		return nil
+	}))
+	s, err := OpenFS(t.TempDir(), nil, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const a = "http://a.test"
+	if _, err := s.Apply(Update{Add: []Candidate{cand(a, "/1")}}); err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	_, err = s.Apply(Update{Add: []Candidate{cand(a, "/2")}})
+	if !errors.Is(err, ErrStoreFailed) || !strings.Contains(err.Error(), "resumed") {
+		t.Fatalf("Apply on a full disk = %v; want ErrStoreFailed with a clear message", err)
+	}
+	if err := s.PutRobots(a, &RobotsRecord{}); !errors.Is(err, ErrStoreFailed) {
+		t.Errorf("after the failure PutRobots = %v, want ErrStoreFailed", err)
+	}
+	if err := s.Close(); !errors.Is(err, ErrStoreFailed) {
+		t.Errorf("Close = %v, want ErrStoreFailed", err)
 	}
 }
