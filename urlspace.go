@@ -1,9 +1,7 @@
 package gentlecrawl
 
 import (
-	"bytes"
 	"fmt"
-	"hash/fnv"
 	"net/url"
 	"slices"
 	"sort"
@@ -259,13 +257,26 @@ func (c *Crawler) contentKey(res *fetch.Result, canonical *url.URL) string {
 }
 
 // bagOfWords hashes the multiset of words in text, whatever their order: a
-// sum of mixed word hashes (commutative), with the word count folded in.
+// sum of mixed word hashes (commutative), with the word count folded in. It
+// allocates nothing.
 func bagOfWords(text []byte) uint64 {
 	var sum, n uint64
-	for _, w := range bytes.Fields(text) {
-		h := fnv.New64a()
-		h.Write(w)
-		x := h.Sum64()
+	for i := 0; i < len(text); {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		j := i
+		for j < len(text) && !isSpace(text[j]) {
+			j++
+		}
+		if j == i {
+			break
+		}
+		x := uint64(14695981039346656037) // FNV-1a of the word
+		for _, c := range text[i:j] {
+			x ^= uint64(c)
+			x *= 1099511628211
+		}
 		// splitmix64 finaliser: spreads similar word hashes apart so the
 		// sum does not collide on near-identical bags.
 		x ^= x >> 30
@@ -275,6 +286,11 @@ func bagOfWords(text []byte) uint64 {
 		x ^= x >> 31
 		sum += x
 		n++
+		i = j
 	}
 	return sum ^ (n * 0x9e3779b97f4a7c15)
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
