@@ -323,7 +323,7 @@ func readWARC(t *testing.T, dir string) map[string]int {
 // TestPerAddressLimit: hosts served from one IP address share it: never more
 // than two requests in flight to an address, whatever the hosts.
 func TestPerAddressLimit(t *testing.T) {
-	web, err := simweb.New(simweb.Config{Seed: 3, Hosts: 8, PagesPerHost: 4, Profiles: []simweb.Profile{simweb.ProfileNotFound}})
+	web, err := simweb.New(simweb.Config{Seed: 3, Hosts: 8, PagesPerHost: 4, Latency: 30 * time.Millisecond, Profiles: []simweb.Profile{simweb.ProfileNotFound}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,16 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 			done++
 			continue
 		}
+		if done == 0 && c.sched.AddrOf(host) == "" {
+			// The host's first request: learn its address first, so that
+			// it counts against the address's budget from the start.
+			if ips, err := c.client.LookupIP(ctx, u); err == nil && len(ips) > 0 {
+				if !c.sched.ClaimAddr(host, ips[0].Unmap().String()) {
+					c.sched.Release(host, 0, time.Now(), hostload.ReasonAddr)
+					return nil
+				}
+			}
+		}
 		origin := urlnorm.HostKey(u)
 		r, err := c.robotsFor(origin)
 		if err != nil {

@@ -285,6 +285,48 @@ func (s *Scheduler) ReleaseExtra(host string) {
 	}
 }
 
+// AddrOf returns the address recorded for a host, or "".
+func (s *Scheduler) AddrOf(host string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.mu.hosts[host]; h != nil {
+		return h.addr
+	}
+	return ""
+}
+
+// ClaimAddr records the address of a held host whose address was not known
+// when it was acquired (its first request: the address comes from a DNS
+// lookup), and counts the hold against it. It returns false when the
+// address is at its limit: the caller must release the host without a
+// request; it will wait in line at the address.
+func (s *Scheduler) ClaimAddr(host, addr string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.mu.hosts[host]
+	if h == nil || !h.held {
+		panic("hostload: ClaimAddr for a host that is not held: " + host)
+	}
+	h.addr = addr
+	if h.heldAddr != "" || addr == "" {
+		return true
+	}
+	a := s.mu.addrs[addr]
+	if a == nil {
+		a = &addrState{}
+		s.mu.addrs[addr] = a
+	}
+	if a.inFlight >= s.loadCfg.MaxPerAddr {
+		if a.inFlight == 0 && len(a.waiting) == 0 {
+			delete(s.mu.addrs, addr)
+		}
+		return false
+	}
+	a.inFlight++
+	h.heldAddr = addr
+	return true
+}
+
 // SetAddr records the IP address a held host was reached at; from then on
 // it shares LoadConfig.MaxPerAddr with the other hosts at that address.
 func (s *Scheduler) SetAddr(host, addr string) {
