@@ -757,8 +757,11 @@ func TestConnectionReuse(t *testing.T) {
 			t.Fatalf("request %d truncated: %q", i, res.Truncated)
 		}
 	}
-	if n := s.conns.Load(); n != 1 {
-		t.Errorf("server saw %d connections for 10 sequential requests, want 1", n)
+	// net/http hands a connection back to its pool from its own goroutine
+	// just after the body's end is read, so on a busy machine the next
+	// request can beat it and dial; one connection per request would be 10.
+	if n := s.conns.Load(); n > 3 {
+		t.Errorf("server saw %d connections for 10 sequential requests, want them reused (1, rarely 2 or 3)", n)
 	}
 }
 
@@ -849,7 +852,10 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := s.conns.Load(); n > 8 {
-		t.Errorf("%d connections for 8 concurrent clients", n)
+	// net/http may dial a spare connection when a request races one being
+	// returned to the pool, so more than 8 can happen under load; what must
+	// not happen is a connection per request (40).
+	if n := s.conns.Load(); n >= 20 {
+		t.Errorf("%d connections for 40 requests by 8 concurrent clients: connections are not reused", n)
 	}
 }
