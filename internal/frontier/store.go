@@ -531,17 +531,6 @@ func (s *Store) Retry(item *Item) (err error) {
 	return nil
 }
 
-// Sync makes every committed change durable on disk (commits are written to
-// the log at once, so a killed process loses nothing; Sync also survives a
-// lost machine).
-func (s *Store) Sync() (err error) {
-	if f := s.broken(); f != nil {
-		return f
-	}
-	defer s.recoverFatal(&err)
-	return s.db.LogData(nil, pebble.Sync)
-}
-
 // pebbleLogger routes Pebble's messages to slog at debug level, so that the
 // store is quiet unless asked.
 type pebbleLogger struct{ l *slog.Logger }
