@@ -164,9 +164,7 @@ func queryNames(raw string) []string {
 		var part string
 		part, raw, _ = strings.Cut(raw, "&")
 		name, _, _ := strings.Cut(part, "=")
-		if n, err := url.QueryUnescape(name); err == nil {
-			name = n
-		}
+		name = urlnorm.DecodeParamName(name)
 		if name != "" {
 			names = append(names, name)
 		}

@@ -77,8 +77,8 @@ func strip(u *url.URL, drop func(string) bool, sessions bool) (*url.URL, []strin
 		var p string
 		p, q, _ = strings.Cut(q, "&")
 		name, value, _ := strings.Cut(p, "=")
-		if p != "" && (sessions && isSessionParam(name, value) || drop != nil && drop(decodeName(name))) {
-			removed = append(removed, decodeName(name))
+		if p != "" && (sessions && isSessionParam(name, value) || drop != nil && drop(DecodeParamName(name))) {
+			removed = append(removed, DecodeParamName(name))
 			changed = true
 			continue
 		}
@@ -136,9 +136,11 @@ func stripPathParams(p string, removed *[]string) (string, int) {
 	return string(b), n
 }
 
-// decodeName percent-decodes a query parameter name; it allocates only when
-// the name holds an escape or a '+'.
-func decodeName(name string) string {
+// DecodeParamName percent-decodes a raw query parameter name the way Key
+// does before asking its drop function; it allocates only when the name
+// holds an escape or a '+'. Callers that keep lists of parameter names to
+// drop decode with it, so that their names and Key's agree.
+func DecodeParamName(name string) string {
 	if strings.IndexByte(name, '%') < 0 && strings.IndexByte(name, '+') < 0 {
 		return name
 	}

@@ -295,7 +295,7 @@ func writeQuery(b *strings.Builder, q string, drop func(string) bool, sessions b
 		params = slices.DeleteFunc(params, func(p string) bool {
 			name, value, _ := strings.Cut(p, "=")
 			return sessions && isSessionParam(name, value) ||
-				drop != nil && drop(decodeName(name))
+				drop != nil && drop(DecodeParamName(name))
 		})
 		if len(params) == 0 {
 			return

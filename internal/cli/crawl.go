@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -244,11 +245,7 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	fmt.Fprintf(w, "Crawl %s after %s.\n", s.Stopped, s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  requests        %d (%d pages, %d robots.txt)\n", s.Requests, s.Pages, s.Requests-s.Pages)
 	if len(s.ByStatus) > 0 {
-		codes := make([]int, 0, len(s.ByStatus))
-		for code := range s.ByStatus {
-			codes = append(codes, code)
-		}
-		sort.Ints(codes)
+		codes := slices.Sorted(maps.Keys(s.ByStatus))
 		parts := make([]string, len(codes))
 		for i, code := range codes {
 			parts[i] = fmt.Sprintf("%d: %d", code, s.ByStatus[code])
@@ -280,12 +277,7 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	}
 	if s.TrapsRefused > 0 || len(s.URLSpace) > 0 {
 		fmt.Fprintf(w, "  URL space       %d new URLs refused as traps\n", s.TrapsRefused)
-		hosts := make([]string, 0, len(s.URLSpace))
-		for h := range s.URLSpace {
-			hosts = append(hosts, h)
-		}
-		sort.Strings(hosts)
-		for _, h := range hosts {
+		for _, h := range slices.Sorted(maps.Keys(s.URLSpace)) {
 			sp := s.URLSpace[h]
 			if len(sp.Refused) > 0 {
 				fmt.Fprintf(w, "    %s refused: %s\n", h, countList(sp.Refused))
@@ -308,12 +300,7 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 		fmt.Fprintf(w, "  retried         %d fetches met an overloaded server or a failing network; tried again later\n", s.Retries)
 	}
 	if len(s.Slowed) > 0 {
-		hosts := make([]string, 0, len(s.Slowed))
-		for h := range s.Slowed {
-			hosts = append(hosts, h)
-		}
-		sort.Strings(hosts)
-		for _, h := range hosts {
+		for _, h := range slices.Sorted(maps.Keys(s.Slowed)) {
 			fmt.Fprintf(w, "  slowed down     %s: %s\n", h, s.Slowed[h])
 		}
 	}
@@ -324,11 +311,7 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 		fmt.Fprintf(w, "  bad redirects   %d not followed: unusable Location, or more than 10 in a chain\n", s.BadRedirects)
 	}
 	if len(s.FetchLimits) > 0 {
-		parts := make(map[string]int, len(s.FetchLimits))
-		for k, v := range s.FetchLimits {
-			parts[k] = int(v)
-		}
-		fmt.Fprintf(w, "  safeguards      %s\n", countList(parts))
+		fmt.Fprintf(w, "  safeguards      %s\n", countList(s.FetchLimits))
 	}
 	if s.Truncated > 0 {
 		fmt.Fprintf(w, "  truncated       %d bodies cut by a limit or a broken connection\n", s.Truncated)
@@ -349,12 +332,8 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	}
 }
 
-func countList(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+func countList[V int | int64](m map[string]V) string {
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s: %d", k, m[k])

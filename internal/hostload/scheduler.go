@@ -226,16 +226,24 @@ func (s *Scheduler) unholdLocked(h *hostState) {
 		return
 	}
 	key := h.heldAddr
-	a := s.mu.addrs[key]
 	h.heldAddr = ""
+	s.freeAddrSlotLocked(key)
+}
+
+// freeAddrSlotLocked ends one request's claim on an address: the first host
+// waiting in line there goes back to the heap if a slot is free, and an
+// address with nothing in flight and nobody waiting is forgotten.
+func (s *Scheduler) freeAddrSlotLocked(key string) {
+	a := s.mu.addrs[key]
 	a.inFlight--
-	if len(a.waiting) > 0 {
+	if len(a.waiting) > 0 && a.inFlight < s.loadCfg.MaxPerAddr {
 		w := a.waiting[0]
 		a.waiting[0] = nil
 		a.waiting = a.waiting[1:]
 		w.blocked = false
 		s.mu.blocked--
 		s.parkLocked(w)
+		s.notify()
 	}
 	if a.inFlight == 0 && len(a.waiting) == 0 {
 		delete(s.mu.addrs, key)
@@ -272,17 +280,7 @@ func (s *Scheduler) ReleaseExtra(host string) {
 	if h == nil || !h.held || h.heldAddr == "" {
 		return
 	}
-	a := s.mu.addrs[h.heldAddr]
-	a.inFlight--
-	if len(a.waiting) > 0 && a.inFlight < s.loadCfg.MaxPerAddr {
-		w := a.waiting[0]
-		a.waiting[0] = nil
-		a.waiting = a.waiting[1:]
-		w.blocked = false
-		s.mu.blocked--
-		s.parkLocked(w)
-		s.notify()
-	}
+	s.freeAddrSlotLocked(h.heldAddr)
 }
 
 // AddrOf returns the address recorded for a host, or "".

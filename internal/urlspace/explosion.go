@@ -127,7 +127,7 @@ func (e *Explosion) Observe(u *url.URL, digest string) {
 		var names [16]string
 		seen := names[:0]
 		for p := range strings.SplitSeq(u.RawQuery, "&") {
-			name := decode(paramName(p))
+			name := urlnorm.DecodeParamName(paramName(p))
 			if name == "" || slices.Contains(seen, name) {
 				continue
 			}

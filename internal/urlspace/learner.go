@@ -130,7 +130,7 @@ func (l *Learner) Observe(u *url.URL, digest string) {
 		learned = make([]bool, 0, len(params))
 	}
 	for _, p := range params {
-		lp := h.params[decode(paramName(p))]
+		lp := h.params[urlnorm.DecodeParamName(paramName(p))]
 		learned = append(learned, lp != nil && lp.irrelevant)
 	}
 	for i := 0; i < len(params); {
@@ -147,7 +147,7 @@ func (l *Learner) Observe(u *url.URL, digest string) {
 			}
 		}
 		value := hash(strings.Join(params[i:j], "&"))
-		l.observeLocked(h, decode(name), base, value, dh, key)
+		l.observeLocked(h, urlnorm.DecodeParamName(name), base, value, dh, key)
 		i = j
 	}
 }
@@ -281,16 +281,4 @@ func paramName(p string) string {
 		return p[:i]
 	}
 	return p
-}
-
-// decode percent-decodes a parameter name as urlnorm.Key does before
-// asking whether to drop it.
-func decode(name string) string {
-	if strings.IndexByte(name, '%') < 0 && strings.IndexByte(name, '+') < 0 {
-		return name
-	}
-	if d, err := url.QueryUnescape(name); err == nil {
-		return d
-	}
-	return name
 }
