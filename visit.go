@@ -451,7 +451,9 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		}
 		for _, l := range page.Links {
 			if l.Kind == extract.KindPage && !l.NoFollow {
-				found = append(found, l.URL)
+				if u, err := url.Parse(l.URL); err == nil {
+					found = append(found, u)
+				}
 			}
 		}
 	}

@@ -50,11 +50,19 @@ func (k Kind) String() string {
 }
 
 // Link is a link found in a page.
+//
+// URL is what url.URL.String returns for the link's normalized URL, and
+// url.Parse reads it back as that URL (it refuses a rare few that
+// urlnorm lets through, such as "http://:81:81" from the href "//:81:81";
+// they cannot be fetched anyway). It is a string, not a *url.URL,
+// because links are the bulk of what extraction allocates: the URLs of a
+// page are cut from one string, where a url.URL per link (144 bytes
+// before its strings) would be most of the memory (issue #7).
 type Link struct {
-	URL      *url.URL // absolute, resolved against the base, fragment removed; http or https only
-	Tag      string   // "a", "area", "frame", "iframe", "link", "img" or "script"
-	NoFollow bool     // rel contains "nofollow" (on every occurrence of the URL)
-	Kind     Kind     // KindPage or KindEmbed; page if any occurrence of the URL is a page link
+	URL      string // absolute, resolved against the base, fragment removed; http or https only
+	Tag      string // "a", "area", "frame", "iframe", "link", "img" or "script"
+	NoFollow bool   // rel contains "nofollow" (on every occurrence of the URL)
+	Kind     Kind   // KindPage or KindEmbed; page if any occurrence of the URL is a page link
 }
 
 // Page is what a page says about crawling.
@@ -134,6 +142,7 @@ func (o Options) HTML(docURL *url.URL, body []byte) (*Page, error) {
 		q.run(body)
 		p = q
 	}
+	p.setURLs()
 	p.release()
 	return p.page(), p.err
 }
@@ -144,6 +153,8 @@ type scratch struct {
 	res   resolver
 	seen  seenSet
 	attrs []byte // attribute values with entities decoded
+	urls  []byte // the URLs of the links, one after the other
+	ends  []int  // where each link's URL ends in urls
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -158,6 +169,9 @@ func (p *pass) release() {
 	s.res.base = nil
 	if len(s.seen.slots) > 1<<17 {
 		s.seen = seenSet{} // do not keep the table of a huge page
+	}
+	if cap(s.urls) > 1<<20 || cap(s.ends) > 1<<16 {
+		s.urls, s.ends = nil, nil // nor its links
 	}
 	scratchPool.Put(s)
 }
@@ -240,11 +254,9 @@ type pass struct {
 	s         *scratch
 	res       *resolver // &s.res
 
-	links     []Link
-	seen      *seenSet  // maphash of urlnorm.Canonical → index in links; &s.seen
-	urls      []url.URL // the URLs of links made here, allocated in chunks
-	linkBound int       // the upper bound of links counted in the page
-	nonASCII  bool      // an href with non-ASCII bytes was resolved
+	links     []Link   // URL set by setURLs, from s.urls and s.ends
+	seen      *seenSet // maphash of urlnorm.Canonical → index in links; &s.seen
+	nonASCII  bool     // an href with non-ASCII bytes was resolved
 	rerun     bool
 	inBody    bool
 	canonical *url.URL
@@ -274,12 +286,11 @@ func (p *pass) run(body []byte) {
 	}
 	p.s = scratchPool.Get().(*scratch)
 	p.res, p.seen = &p.s.res, &p.s.seen
+	p.s.urls, p.s.ends = p.s.urls[:0], p.s.ends[:0]
 	p.res.init(base)
-	// Size the results once: an upper bound of the links is cheap to
-	// count and saves the growth of both.
-	n := bytes.Count(body, []byte("href")) + bytes.Count(body, []byte("src"))
-	n = min(n, 1<<16)
-	p.linkBound = n
+	// Size the results once: a bound of the links is cheap to count and
+	// saves the growth of both.
+	n := min(countLinks(body), 1<<16)
 	p.links = make([]Link, 0, n)
 	p.seen.reset(n)
 
@@ -308,6 +319,29 @@ func (p *pass) run(body []byte) {
 			if p.rerun {
 				return
 			}
+		}
+	}
+}
+
+// countLinks returns about how many links body holds: the attributes
+// named href or src, found by the '=' before their value. It only sizes
+// the results, which grow past it if need be (<a href> has no '=', a
+// srcset may hold many URLs). Looking for the rare '=' is several times
+// faster than looking for "src", whose 's' is everywhere in text.
+func countLinks(body []byte) int {
+	n := 0
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(body[i:], '=')
+		if j < 0 {
+			return n
+		}
+		i += j
+		k := i
+		for k > 0 && isSpace(body[k-1]) {
+			k--
+		}
+		if k >= 4 && asciiLowerEqual(body[k-4:k], "href") || k >= 3 && asciiLowerEqual(body[k-3:k], "src") {
+			n++
 		}
 	}
 }
@@ -454,50 +488,35 @@ func (p *pass) add(raw []byte, tag string, kind Kind, nofollow bool) {
 		case fastNil:
 			return
 		case fastOK:
-			if key, ok := r.fastKey(b); ok {
-				if p.merge(key, tag, kind, nofollow) {
-					return
-				}
-				u := p.newURL()
+			key, ok := r.fastKey(b)
+			if !ok {
+				u := new(url.URL)
 				r.fill(u, b)
-				p.insert(key, u, tag, kind, nofollow)
+				p.addURL(u, tag, kind, nofollow)
 				return
 			}
-			u := p.newURL()
-			r.fill(u, b)
-			if !p.addURL(u, tag, kind, nofollow) {
-				p.urls = p.urls[:len(p.urls)-1] // u was not kept
+			if p.merge(key, tag, kind, nofollow) {
+				return
 			}
+			// The common link: its URL is written once, where it stays.
+			p.s.urls = r.appendURL(p.s.urls, b)
+			p.insert(key, tag, kind, nofollow)
 			return
 		}
 	}
-	u := slowResolve(r.base, string(h))
-	if u == nil {
-		return
+	if u := slowResolve(r.base, string(h)); u != nil {
+		p.addURL(u, tag, kind, nofollow)
 	}
-	p.addURL(u, tag, kind, nofollow)
 }
 
-// newURL returns a zero url.URL for a link. The URLs of a page are
-// allocated together, in chunks that fit the allocator's size classes.
-func (p *pass) newURL() *url.URL {
-	if len(p.urls) == cap(p.urls) {
-		n := min(max(p.linkBound-len(p.links), 8), urlChunk)
-		p.urls = make([]url.URL, 0, n)
-	}
-	p.urls = p.urls[:len(p.urls)+1]
-	return &p.urls[len(p.urls)-1]
-}
-
-// addURL adds a link to u unless the page has one already, and reports
-// whether it did.
-func (p *pass) addURL(u *url.URL, tag string, kind Kind, nofollow bool) bool {
+// addURL adds a link to u unless the page has one already.
+func (p *pass) addURL(u *url.URL, tag string, kind Kind, nofollow bool) {
 	key := maphash.String(seed, urlnorm.Canonical(u))
 	if p.merge(key, tag, kind, nofollow) {
-		return false
+		return
 	}
-	p.insert(key, u, tag, kind, nofollow)
-	return true
+	p.s.urls = append(p.s.urls, u.String()...)
+	p.insert(key, tag, kind, nofollow)
 }
 
 // merge merges a link into the page's link of the same key, if any, and
@@ -519,10 +538,24 @@ func (p *pass) merge(key uint64, tag string, kind Kind, nofollow bool) bool {
 	return false
 }
 
-// insert adds a link that merge did not find.
-func (p *pass) insert(key uint64, u *url.URL, tag string, kind Kind, nofollow bool) {
+// insert adds a link that merge did not find, whose URL has just been
+// appended to s.urls.
+func (p *pass) insert(key uint64, tag string, kind Kind, nofollow bool) {
 	p.seen.add(key)
-	p.links = append(p.links, Link{URL: u, Tag: tag, NoFollow: nofollow, Kind: kind})
+	p.s.ends = append(p.s.ends, len(p.s.urls))
+	p.links = append(p.links, Link{Tag: tag, NoFollow: nofollow, Kind: kind})
+}
+
+// setURLs sets the URLs of the links, cut from one string: the page's
+// URLs cost one allocation of the bytes they need. (A caller that keeps
+// one of them keeps them all: some tens of kilobytes for a large page.)
+func (p *pass) setURLs() {
+	all := string(p.s.urls)
+	start := 0
+	for i, end := range p.s.ends {
+		p.links[i].URL = all[start:end]
+		start = end
+	}
 }
 
 // setCanonical records a <link rel=canonical>. Google reads it only in

@@ -23,7 +23,7 @@ func links(t *testing.T, p *Page) []want {
 	t.Helper()
 	var got []want
 	for _, l := range p.Links {
-		got = append(got, want{l.URL.String(), l.Tag, l.NoFollow})
+		got = append(got, want{l.URL, l.Tag, l.NoFollow})
 	}
 	return got
 }
@@ -116,7 +116,7 @@ func TestBase(t *testing.T) {
 			if got := p.Base.String(); got != tt.base {
 				t.Errorf("Base = %q, want %q", got, tt.base)
 			}
-			if len(p.Links) != 1 || p.Links[0].URL.String() != tt.link {
+			if len(p.Links) != 1 || p.Links[0].URL != tt.link {
 				t.Errorf("Links = %v, want [%s]", links(t, p), tt.link)
 			}
 		})
@@ -165,7 +165,7 @@ func TestTokenTooLong(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "extract: token exceeds buffer") {
 		t.Errorf("err = %q", err)
 	}
-	if p == nil || len(p.Links) != 1 || p.Links[0].URL.Path != "/before" {
+	if p == nil || len(p.Links) != 1 || p.Links[0].URL != "http://example.com/before" {
 		t.Errorf("page = %+v, want the link before the long token", p)
 	}
 	// The default limit takes the same page in its stride.
@@ -190,7 +190,7 @@ func FuzzHTML(f *testing.F) {
 	for _, s := range []string{
 		`<a href="a">x</a><base href="/b/"><area href="//h/x" rel=nofollow>`,
 		`<meta name=robots content=none><a href="javascript:x"><a href="http://[::1]:8080/a?b#c">`,
-		`<A HREF="  ../../x&amp;y  ">`, `<a href="http://bücher.example/">`, `<!--`, `<script><a href=/x>`,
+		`<A HREF="  ../../x&amp;y  ">`, `<a href="http://bücher.example/">`, `<!--`, `<script><a href=/x>`, `<a href="//:81:81">`,
 	} {
 		f.Add(s)
 	}
@@ -201,7 +201,16 @@ func FuzzHTML(f *testing.F) {
 			t.Fatalf("nil page, err %v", err)
 		}
 		for _, l := range p.Links {
-			if l.URL.Scheme != "http" && l.URL.Scheme != "https" || l.URL.Host == "" || l.URL.Fragment != "" {
+			u, err := url.Parse(l.URL)
+			if err != nil {
+				// url.Parse refuses a few hosts that urlnorm lets
+				// through (":81:81", from "//:81:81").
+				if !strings.HasPrefix(l.URL, "http://") && !strings.HasPrefix(l.URL, "https://") {
+					t.Fatalf("bad link %q: %v", l.URL, err)
+				}
+				continue
+			}
+			if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Fragment != "" || u.String() != l.URL {
 				t.Fatalf("bad link %q", l.URL)
 			}
 		}

@@ -2,8 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"net/url"
-	"unsafe"
 
 	"golang.org/x/net/html"
 )
@@ -16,10 +14,6 @@ import (
 
 // maxName is the length of the longest tag name rawTagName returns.
 const maxName = len("iframe")
-
-// urlChunk is the number of url.URLs allocated together: as many as fit
-// in the largest small-object size class.
-const urlChunk = 32 << 10 / int(unsafe.Sizeof(url.URL{}))
 
 // rawTagName returns the lowercased name of the raw start tag if it is
 // one extraction reads, else "", and the index in raw after the name.

@@ -11,7 +11,8 @@ import (
 
 // resolver resolves hrefs against one base URL. For the common hrefs,
 // made only of characters that need no escaping, it builds the absolute
-// URL in a reused buffer and allocates one string and one url.URL; any
+// URL in a reused buffer, from which pass.add copies it (appendURL) or
+// fastResolve makes a url.URL of one string (fill); any
 // other href goes through url.Parse and url.URL.ResolveReference. Both
 // paths give the same result (TestResolveFastMatchesSlow).
 type resolver struct {
@@ -241,6 +242,36 @@ func (r *resolver) fill(u *url.URL, b built) {
 		// default, so the path as written is kept in RawPath.
 		u.RawPath = u.Path
 	}
+}
+
+// appendURL appends to dst what url.URL.String returns for the URL fill
+// would make of b, without making it: the path and query as they are in
+// r.out (for the bytes the fast path lets through, String writes the path
+// fill sets as it is, RawPath or not).
+func (r *resolver) appendURL(dst []byte, b built) []byte {
+	if !plainHost(b.host) {
+		// String escapes some bytes of a host, such as the '%' of an
+		// IPv6 zone.
+		var u url.URL
+		r.fill(&u, b)
+		return append(dst, u.String()...)
+	}
+	dst = append(dst, b.scheme...)
+	dst = append(dst, "://"...)
+	dst = append(dst, b.host...)
+	return append(dst, r.out[b.hostEnd:]...)
+}
+
+// plainHost reports whether url.URL.String writes host as it is: it holds
+// only bytes that net/url does not escape in a host.
+func plainHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:[]", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // fastBuild resolves h, for fastResolve and pass.add.
