@@ -33,7 +33,7 @@ type Crawler struct {
 	inScope func(*url.URL) bool
 
 	// Set up by Run.
-	store  *frontier.Store
+	store  frontier.Frontier
 	client *fetch.Client
 	warc   *warc.Writer
 	sched  *hostload.Scheduler
@@ -79,27 +79,36 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	defer unlock()
 	defer c.client.Close()
 
-	if err := c.rememberSeeds(); err != nil {
+	if err := c.rememberSeeds(ctx); err != nil {
 		c.closeOutputs()
 		return nil, err
 	}
-	if err := c.admitSeeds(); err != nil {
+	if err := c.admitSeeds(ctx); err != nil {
 		c.closeOutputs()
 		return nil, err
 	}
-	pending, err := c.store.Pending()
+	hosts, err := c.store.Hosts(ctx)
 	if err != nil {
 		c.closeOutputs()
 		return nil, err
 	}
-	if len(pending) == 0 && len(c.seeds) == 0 {
+	if len(hosts) == 0 && len(c.seeds) == 0 {
 		c.closeOutputs()
 		return nil, errors.New("nothing to do: no URLs are queued in this job (give seed URLs, or --recrawl to fetch its URLs again)")
 	}
-	for host, n := range pending {
-		c.sched.AddAt(host, n, c.resumeAfter(host))
+	for _, h := range hosts {
+		// Not before the gap since a request that may have been in flight
+		// when the last run stopped, the next allowed time the last run
+		// recorded, or the host's first URL's due time.
+		at := c.resumeAfter(ctx, h.Host)
+		for _, t := range []time.Time{h.Next, h.Due} {
+			if t.After(at) {
+				at = t
+			}
+		}
+		c.sched.AddAt(h.Host, h.Pending, at)
 	}
-	c.cfg.Logger.Info("crawl starting", "job", c.cfg.JobDir, "hosts", len(pending), "recrawl", c.cfg.Recrawl)
+	c.cfg.Logger.Info("crawl starting", "job", c.cfg.JobDir, "hosts", len(hosts), "recrawl", c.cfg.Recrawl)
 
 	// Stopping early (the page budget is spent, the store failed) cancels
 	// acquireCtx only: workers take no new host, and the requests already
@@ -151,10 +160,11 @@ func (c *Crawler) openJob() (unlock func(), err error) {
 	lock.Truncate(0)
 	fmt.Fprintf(lock, "%d\n", os.Getpid())
 
-	c.store, err = frontier.Open(filepath.Join(dir, "store"), c.cfg.Logger)
+	store, err := frontier.Open(filepath.Join(dir, "store"), frontier.Options{Logger: c.cfg.Logger})
 	if err != nil {
 		return fail(err)
 	}
+	c.store = store
 	warcDir := filepath.Join(dir, "warc")
 	if err := os.MkdirAll(warcDir, 0o755); err != nil {
 		return fail(fmt.Errorf("cannot create %s: %w", warcDir, err))
@@ -206,8 +216,8 @@ func (c *Crawler) closeOutputs() error {
 // rememberSeeds merges the seeds of earlier runs of the job with this run's
 // and sets the scope from all of them, so that resuming a job without naming
 // its seeds again keeps the crawl where it was.
-func (c *Crawler) rememberSeeds() error {
-	stored, err := c.store.Meta("seeds")
+func (c *Crawler) rememberSeeds(ctx context.Context) error {
+	stored, err := c.store.Meta(ctx, "seeds")
 	if err != nil {
 		return err
 	}
@@ -238,7 +248,7 @@ func (c *Crawler) rememberSeeds() error {
 	type narrowing struct{ Include, Exclude []string }
 	n := narrowing{c.cfg.Include, c.cfg.Exclude}
 	if len(n.Include) == 0 && len(n.Exclude) == 0 {
-		if v, err := c.store.Meta("narrowing"); err != nil {
+		if v, err := c.store.Meta(ctx, "narrowing"); err != nil {
 			return err
 		} else if v != "" {
 			if err := json.Unmarshal([]byte(v), &n); err != nil {
@@ -252,25 +262,25 @@ func (c *Crawler) rememberSeeds() error {
 		}
 	}
 	nb, _ := json.Marshal(n)
-	if err := c.store.SetMeta("narrowing", string(nb)); err != nil {
+	if err := c.store.SetMeta(ctx, "narrowing", string(nb)); err != nil {
 		return err
 	}
 	c.inScope = narrow(c.cfg.Scope.matcher(scopeSeeds), n.Include, n.Exclude)
 	b, _ := json.Marshal(all)
-	return c.store.SetMeta("seeds", string(b))
+	return c.store.SetMeta(ctx, "seeds", string(b))
 }
 
 // resumeAfter is the earliest time a host may be asked in this run. In a
 // resumed job any host may have had a request in flight when the last run
 // stopped (or was killed) a moment ago, so each waits its gap first — the
 // configured delay, or the Crawl-delay its cached robots.txt asks for.
-func (c *Crawler) resumeAfter(host string) time.Time {
+func (c *Crawler) resumeAfter(ctx context.Context, host string) time.Time {
 	if !c.resumed {
 		return time.Time{}
 	}
 	gap := c.cfg.Delay
 	for _, origin := range []string{"http://" + host, "https://" + host} {
-		if r, err := c.robotsFor(origin); err == nil && r != nil && r.gap > gap {
+		if r, err := c.robotsFor(ctx, origin); err == nil && r != nil && r.gap > gap {
 			gap = r.gap
 		}
 	}
@@ -280,7 +290,7 @@ func (c *Crawler) resumeAfter(host string) time.Time {
 
 // admitSeeds offers the seeds to the frontier and, with Recrawl, queues every
 // URL of the job's history again.
-func (c *Crawler) admitSeeds() error {
+func (c *Crawler) admitSeeds(ctx context.Context) error {
 	var add []frontier.Candidate
 	for _, u := range c.seeds {
 		add = append(add, c.candidate(u, 0))
@@ -289,7 +299,7 @@ func (c *Crawler) admitSeeds() error {
 		u, _ := urlnorm.Parse(s)
 		add = append(add, c.sitemapCandidate(u))
 	}
-	added, err := c.store.Apply(frontier.Update{Add: add})
+	added, err := c.store.Add(ctx, frontier.Batch{Add: add})
 	if err != nil {
 		return err
 	}
@@ -299,11 +309,11 @@ func (c *Crawler) admitSeeds() error {
 	}
 	var batch []frontier.Candidate
 	flush := func() error {
-		_, err := c.store.Apply(frontier.Update{Requeue: batch})
+		_, err := c.store.Add(ctx, frontier.Batch{Requeue: batch})
 		batch = batch[:0]
 		return err
 	}
-	err = c.store.EachHistory(func(h *frontier.History) error {
+	err = c.store.EachHistory(ctx, func(h *frontier.History) error {
 		u, err := url.Parse(h.URL)
 		if err != nil {
 			return nil
@@ -330,14 +340,18 @@ func politenessKey(u *url.URL) string {
 	return strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 }
 
-func (c *Crawler) countDiscovered(added map[string]int) {
-	n := 0
-	for _, k := range added {
-		n += k
-	}
-	if n > 0 {
+func (c *Crawler) countDiscovered(added frontier.Added) {
+	if n := added.Total(); n > 0 {
 		c.stats.update(func(s *Summary) { s.Discovered += n })
 	}
+}
+
+// noteAdded tells the scheduler of URLs the frontier queued, and counts them.
+func (c *Crawler) noteAdded(added frontier.Added) {
+	for host, n := range added.Queued {
+		c.sched.Add(host, n)
+	}
+	c.countDiscovered(added)
 }
 
 // work is one worker: it takes whichever host is due, makes at most one

@@ -26,9 +26,11 @@ var layering = map[string][]string{
 	"internal/fetch":    {},
 	"internal/hostload": {"robots"},
 	"internal/frontier": {"urlnorm", "internal/hostload"},
-	"internal/simweb":   {},
-	"internal/simhash":  {},
-	"internal/urlspace": {"urlnorm"},
+	// The conformance suite every frontier backend runs.
+	"internal/frontier/frontiertest": {"internal/frontier"},
+	"internal/simweb":                {},
+	"internal/simhash":               {},
+	"internal/urlspace":              {"urlnorm"},
 }
 
 // pure packages parse and decide; they never touch the network.

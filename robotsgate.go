@@ -92,7 +92,7 @@ func (rc *robotsCache) deferredHosts() []string {
 // robotsFor returns the rules for host, loading them from the store when this
 // crawl has not yet used them. It returns nil when robots.txt must be fetched
 // (or fetched again) before anything else of the host.
-func (c *Crawler) robotsFor(origin string) (*hostRobots, error) {
+func (c *Crawler) robotsFor(ctx context.Context, origin string) (*hostRobots, error) {
 	now := time.Now()
 	if r := c.robots.get(origin); r != nil {
 		if r.hop == nil && !r.unavailable && now.Before(r.expires) {
@@ -103,7 +103,7 @@ func (c *Crawler) robotsFor(origin string) (*hostRobots, error) {
 		}
 		return nil, nil
 	}
-	rec, err := c.store.Robots(origin)
+	rec, err := c.store.Robots(ctx, origin)
 	if err != nil || rec == nil || !now.Before(rec.Expires) {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 		resp.CacheControl = strings.Join(res.Header.Values("Cache-Control"), ",")
 		resp.Truncated = res.Truncated == "time" || res.Truncated == "disconnect" || res.DecodeErr != nil
 	}
-	old, err := c.store.Robots(origin)
+	old, err := c.store.Robots(ctx, origin)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -242,18 +242,18 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 	if d.Outcome == robots.OutcomeUnavailable {
 		c.cfg.Logger.Warn("robots.txt unavailable", "origin", origin, "reason", d.Reason)
 	}
-	if err := c.store.PutRobots(origin, rec); err != nil {
+	if err := c.store.PutRobots(ctx, origin, rec); err != nil {
 		return time.Time{}, err
 	}
 	r := c.rulesFromRecord(rec)
 	c.robots.set(origin, r)
 	if d.Source == robots.SourceResponse {
-		if err := c.robotsSitemaps(origin, d.Robots.Sitemaps()); err != nil {
+		if err := c.robotsSitemaps(ctx, origin, d.Robots.Sitemaps()); err != nil {
 			return time.Time{}, err
 		}
 	}
 	if d.Source == robots.SourceResponse {
-		if err := c.robotsSitemaps(origin, d.Robots.Sitemaps()); err != nil {
+		if err := c.robotsSitemaps(ctx, origin, d.Robots.Sitemaps()); err != nil {
 			return time.Time{}, err
 		}
 	}
@@ -270,14 +270,4 @@ func (c *Crawler) robotsPolicy() robots.Policy {
 func robotsURL(host string) *url.URL {
 	u, _ := url.Parse(host + "/robots.txt")
 	return u
-}
-
-// releaseAfterRobots gives the host back after a request for the robots.txt
-// of one of its origins.
-func (c *Crawler) releaseAfterRobots(host, origin string, done int, next time.Time) {
-	if r := c.robots.get(origin); r != nil && r.unavailable {
-		c.sched.Defer(host, done, r.retryAt, hostload.ReasonRobots)
-		return
-	}
-	c.sched.Release(host, done, next, hostload.ReasonDelay)
 }

@@ -1,6 +1,7 @@
 package gentlecrawl
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -23,7 +24,7 @@ func (c *Crawler) sitemapCandidate(u *url.URL) frontier.Candidate {
 
 // robotsSitemaps queues the sitemaps an origin's robots.txt lists, those in
 // scope (RFC 9309 §2.2.4: "Sitemap" records; the sitemaps.org protocol).
-func (c *Crawler) robotsSitemaps(origin string, listed []string) error {
+func (c *Crawler) robotsSitemaps(ctx context.Context, origin string, listed []string) error {
 	if c.cfg.NoSitemaps || len(listed) == 0 {
 		return nil
 	}
@@ -35,14 +36,11 @@ func (c *Crawler) robotsSitemaps(origin string, listed []string) error {
 		}
 		add = append(add, c.sitemapCandidate(u))
 	}
-	added, err := c.store.Apply(frontier.Update{Add: add})
+	added, err := c.store.Add(ctx, frontier.Batch{Add: add})
 	if err != nil {
 		return err
 	}
-	for host, n := range added {
-		c.sched.Add(host, n)
-	}
-	c.countDiscovered(added)
+	c.noteAdded(added)
 	return nil
 }
 

@@ -23,57 +23,140 @@ import (
 // errBudgetSpent stops the crawl when MaxPages fetches have been made.
 var errBudgetSpent = errors.New("gentlecrawl: page budget spent")
 
-// Outcomes recorded in a URL's history.
 const (
-	outcomeFetched    = "fetched"    // a response was received
-	outcomeUnchanged  = "unchanged"  // 304, or the same payload as last time
-	outcomeFailed     = "failed"     // no response (network error, refused, timeout)
-	outcomeDisallowed = "disallowed" // robots.txt forbids it; not requested
-	outcomeInvalid    = "invalid"    // the queued URL could not be parsed
-	outcomeSkipped    = "skipped"    // its Content-Type is one the crawl does not want; body not downloaded
-	outcomeDuplicate  = "duplicate"  // the same page as a URL already known, once irrelevant parameters are dropped
+	// leaseMax is how many due URLs of a host one lease holds. A turn
+	// makes one request (a few with concurrency), but may first settle
+	// several URLs that need none: disallowed, invalid, duplicates.
+	leaseMax = 16
+	// leaseTTL outlasts any turn: in one process the scheduler already
+	// gives a host to one worker at a time, and the leases of a process
+	// that dies are gone when the job is opened again.
+	leaseTTL = time.Hour
 )
 
-// visit takes one turn on a held host: at most one request, and the host is
-// released (or deferred) before it returns. The request is the robots.txt of
-// the next URL's origin when that is not known yet, else the URL itself.
-// URLs that robots.txt disallows are settled on the way, without a request.
-func (c *Crawler) visit(ctx context.Context, host string) error {
-	done := 0 // queue entries settled without a request
-	fail := func(err error) error {
-		c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
+// turn is one worker's hold on a host: the frontier's lease on its due URLs
+// and the results gathered so far. end gives both back.
+type turn struct {
+	host    string
+	lease   *frontier.Lease
+	results []frontier.Result
+	next    int // index in lease.Items of the next URL to look at
+	carried int // URLs settled by earlier leases of the same turn
+}
+
+// settled counts the URLs the turn finished (retries stay queued).
+func (t *turn) settled() int {
+	n := t.carried
+	for _, r := range t.results {
+		if r.Outcome != frontier.Retry {
+			n++
+		}
+	}
+	return n
+}
+
+// end releases the lease with its results and gives the host back to the
+// scheduler until next; deferred says the host waits on something other
+// than its own pace (an unavailable robots.txt), which the frontier does not
+// keep as the host's next allowed time: a resumed crawl asks the robots
+// cache again rather than wait for a host it may not need.
+func (c *Crawler) end(ctx context.Context, t *turn, next time.Time, reason hostload.Reason, deferred bool) error {
+	pace := next
+	if deferred {
+		pace = time.Now()
+	}
+	added, err := c.store.Release(ctx, frontier.ReleaseRequest{Lease: t.lease, Results: t.results, Next: pace, Admit: c.admit})
+	if err != nil {
+		c.sched.Release(t.host, 0, time.Now(), hostload.ReasonDelay)
 		return err
 	}
+	c.noteAdded(added)
+	if deferred {
+		c.sched.Defer(t.host, t.settled(), next, reason)
+	} else {
+		c.sched.Release(t.host, t.settled(), next, reason)
+	}
+	return nil
+}
+
+// visit takes one turn on a held host: it leases the host's due URLs from
+// the frontier, makes at most one request (a few when the host takes
+// concurrency), and gives host and lease back before it returns. The
+// request is the robots.txt of the next URL's origin when that is not known
+// yet, else the URL itself. URLs that robots.txt disallows are settled on
+// the way, without a request.
+func (c *Crawler) visit(ctx context.Context, host string) error {
+	carried := 0
 	for {
-		item, err := c.store.Peek(host)
+		lease, due, err := c.store.Claim(ctx, frontier.ClaimRequest{Host: host, Now: time.Now(), Max: leaseMax, TTL: leaseTTL})
 		if err != nil {
-			return fail(err)
+			c.sched.Release(host, carried, time.Now(), hostload.ReasonDelay)
+			return err
 		}
-		if item == nil {
-			// The queue is empty: forget the host.
-			c.sched.Release(host, math.MaxInt32, time.Now(), hostload.ReasonDelay)
+		if lease == nil {
+			if due.IsZero() {
+				// The queue is empty: forget the host.
+				c.sched.Release(host, math.MaxInt32, time.Now(), hostload.ReasonDelay)
+			} else {
+				// Its next URL is due later (a retry waiting).
+				c.sched.Release(host, carried, due, hostload.ReasonDelay)
+			}
 			return nil
 		}
+		t := &turn{host: host, lease: lease, carried: carried}
+		requested, err := c.takeTurn(ctx, t)
+		if err != nil || requested {
+			return err
+		}
+		// Every URL of the lease was settled without a request: give the
+		// lease back and, still holding the host, take the next ones.
+		if _, err := c.store.Release(ctx, frontier.ReleaseRequest{Lease: t.lease, Results: t.results, Next: time.Now()}); err != nil {
+			c.sched.Release(host, carried, time.Now(), hostload.ReasonDelay)
+			return err
+		}
+		carried = t.settled()
+	}
+}
+
+// takeTurn works through the lease's URLs until one needs a request, makes
+// it, and ends the turn. It reports false, with the turn not ended, when
+// every URL was settled without one.
+func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err error) {
+	fail := func(err error) (bool, error) {
+		if rerr := c.end(ctx, t, time.Now(), hostload.ReasonDelay, false); rerr != nil && err == nil {
+			err = rerr
+		}
+		return true, err
+	}
+	settle := func(item *frontier.Item, u *url.URL, outcome frontier.Outcome) error {
+		r, err := c.settledResult(ctx, item, u, outcome)
+		if err == nil {
+			t.results = append(t.results, r)
+		}
+		return err
+	}
+	host := t.host
+	for t.next < len(t.lease.Items) {
+		item := t.lease.Items[t.next]
+		t.next++
 		u, perr := url.Parse(item.URL)
 		if perr != nil {
-			if err := c.settle(item, nil, outcomeInvalid); err != nil {
+			if err := settle(item, nil, frontier.Invalid); err != nil {
 				return fail(err)
 			}
-			done++
 			continue
 		}
-		if done == 0 && c.sched.AddrOf(host) == "" {
+		if t.settled() == 0 && c.sched.AddrOf(host) == "" {
 			// The host's first request: learn its address first, so that
 			// it counts against the address's budget from the start.
 			if ips, err := c.client.LookupIP(ctx, u); err == nil && len(ips) > 0 {
 				if !c.sched.ClaimAddr(host, ips[0].Unmap().String()) {
-					c.sched.Release(host, 0, time.Now(), hostload.ReasonAddr)
-					return nil
+					return true, c.end(ctx, t, time.Now(), hostload.ReasonAddr, false)
 				}
 			}
 		}
 		origin := urlnorm.HostKey(u)
-		r, err := c.robotsFor(origin)
+		r, err := c.robotsFor(ctx, origin)
 		if err != nil {
 			return fail(err)
 		}
@@ -82,29 +165,29 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 			if err != nil {
 				return fail(err)
 			}
-			c.releaseAfterRobots(host, origin, done, next)
-			return nil
+			if r := c.robots.get(origin); r != nil && r.unavailable {
+				return true, c.end(ctx, t, r.retryAt, hostload.ReasonRobots, true)
+			}
+			return true, c.end(ctx, t, next, hostload.ReasonDelay, false)
 		}
 		if r.unavailable {
-			c.sched.Defer(host, done, r.retryAt, hostload.ReasonRobots)
-			return nil
+			return true, c.end(ctx, t, r.retryAt, hostload.ReasonRobots, true)
 		}
 		if cand := c.candidate(u, item.Depth); cand.URL != item.URL && !item.AsIs {
 			// Since the URL was queued, some of its parameters were found
 			// not to change the content: fetch it without them — unless
 			// that URL is known already.
-			seen, err := c.store.Seen(cand.Canonical)
+			seen, err := c.store.Seen(ctx, cand.Canonical)
 			if err != nil {
 				return fail(err)
 			}
 			if seen {
-				if err := c.settle(item, u, outcomeDuplicate); err != nil {
+				if err := settle(item, u, frontier.Duplicate); err != nil {
 					return fail(err)
 				}
-				done++
 				continue
 			}
-			if err := c.store.MarkSeen(cand.Canonical); err != nil {
+			if err := c.store.MarkSeen(ctx, cand.Canonical); err != nil {
 				return fail(err)
 			}
 			if nu, err := url.Parse(cand.URL); err == nil {
@@ -112,10 +195,9 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 			}
 		}
 		if !r.group.Allowed(pathQuery(u)) {
-			if err := c.settle(item, u, outcomeDisallowed); err != nil {
+			if err := settle(item, u, frontier.Disallowed); err != nil {
 				return fail(err)
 			}
-			done++
 			continue
 		}
 		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
@@ -124,23 +206,21 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		floor, why := floorFor(c.cfg.HostRules, host, time.Now(), r.gap, r.gapWhy)
 		load := c.sched.Load(host, floor, why)
 		if n := load.Concurrency(c.cfg.MaxPerHost); n > 1 {
-			return c.visitMany(ctx, host, load, fetchJob{item, u}, n, done)
+			return true, c.visitMany(ctx, t, load, fetchJob{item, u}, n)
 		}
-		o, settled, err := c.fetchPage(ctx, item, u)
+		res, o, err := c.fetchPage(ctx, item, u)
 		if err != nil {
 			return fail(err)
 		}
-		if settled {
-			done++
-		}
+		t.results = append(t.results, res)
 		if o.Addr != "" {
 			c.sched.SetAddr(host, o.Addr)
 		}
 		d := load.Observe(o)
 		c.noteDecision(host, d)
-		c.sched.Release(host, done, d.Next, d.Reason)
-		return nil
+		return true, c.end(ctx, t, d.Next, d.Reason, false)
 	}
+	return false, nil
 }
 
 type fetchJob struct {
@@ -150,28 +230,19 @@ type fetchJob struct {
 
 // visitMany is a turn with more than one request in flight to the host: a
 // host with no floor that has stayed fast (hostload.Load.Concurrency). Up to
-// n URLs of its queue are fetched at once, each taking a slot at the host's
-// address; URLs settled without a request on the way are counted in done.
-func (c *Crawler) visitMany(ctx context.Context, host string, load *hostload.Load, first fetchJob, n, done int) error {
+// n URLs of the lease are fetched at once, each taking a slot at the host's
+// address; URLs settled without a request on the way join the results.
+func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, first fetchJob, n int) error {
+	host := t.host
 	jobs := []fetchJob{first}
 	extra := 0
-	items, err := c.store.PeekN(host, 4*n)
-	if err != nil {
-		c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
-		return err
-	}
-	for _, item := range items {
-		if len(jobs) == n {
-			break
-		}
-		if item.URL == first.item.URL {
-			continue
-		}
+	for ; t.next < len(t.lease.Items) && len(jobs) < n; t.next++ {
+		item := t.lease.Items[t.next]
 		u, err := url.Parse(item.URL)
 		if err != nil {
 			break
 		}
-		r, err := c.robotsFor(urlnorm.HostKey(u))
+		r, err := c.robotsFor(ctx, urlnorm.HostKey(u))
 		if err != nil || r == nil || r.unavailable || item.AsIs {
 			break // its robots.txt is another turn's request
 		}
@@ -179,10 +250,11 @@ func (c *Crawler) visitMany(ctx context.Context, host string, load *hostload.Loa
 			break // re-keying is the single path's job
 		}
 		if !r.group.Allowed(pathQuery(u)) {
-			if err := c.settle(item, u, outcomeDisallowed); err != nil {
+			res, err := c.settledResult(ctx, item, u, frontier.Disallowed)
+			if err != nil {
 				break
 			}
-			done++
+			t.results = append(t.results, res)
 			continue
 		}
 		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
@@ -195,43 +267,56 @@ func (c *Crawler) visitMany(ctx context.Context, host string, load *hostload.Loa
 		jobs = append(jobs, fetchJob{item, u})
 	}
 
-	type result struct {
-		o       hostload.Outcome
-		settled bool
-		err     error
+	type fetched struct {
+		res frontier.Result
+		o   hostload.Outcome
+		err error
 	}
-	results := make([]result, len(jobs))
+	out := make([]fetched, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			o, settled, err := c.fetchPage(ctx, j.item, j.u)
-			results[i] = result{o, settled, err}
+			res, o, err := c.fetchPage(ctx, j.item, j.u)
+			out[i] = fetched{res, o, err}
 		})
 	}
 	wg.Wait()
 	for range extra {
 		c.sched.ReleaseExtra(host)
 	}
-	sort.Slice(results, func(i, j int) bool { return results[i].o.End.Before(results[j].o.End) })
+	sort.Slice(out, func(i, j int) bool { return out[i].o.End.Before(out[j].o.End) })
 	var d hostload.Decision
-	for _, r := range results {
-		if r.err != nil {
-			c.sched.Release(host, done, time.Now(), hostload.ReasonDelay)
-			return r.err
+	var firstErr error
+	for _, f := range out {
+		if f.err != nil {
+			// Interrupted or failed to record: the URL stays queued.
+			firstErr = cmpOr(firstErr, f.err)
+			continue
 		}
-		if r.settled {
-			done++
+		t.results = append(t.results, f.res)
+		if f.o.Addr != "" {
+			c.sched.SetAddr(host, f.o.Addr)
 		}
-		if r.o.Addr != "" {
-			c.sched.SetAddr(host, r.o.Addr)
-		}
-		if next := load.Observe(r.o); next.Next.After(d.Next) || d.Next.IsZero() {
+		if next := load.Observe(f.o); next.Next.After(d.Next) || d.Next.IsZero() {
 			d = next
 		}
 	}
+	if firstErr != nil {
+		if err := c.end(ctx, t, time.Now(), hostload.ReasonDelay, false); err != nil {
+			return err
+		}
+		return firstErr
+	}
 	c.noteDecision(host, d)
-	c.sched.Release(host, done, d.Next, d.Reason)
-	return nil
+	return c.end(ctx, t, d.Next, d.Reason, false)
+}
+
+// cmpOr returns a unless it is nil, else b.
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // pathQuery is the part of a URL that robots.txt rules match.
@@ -246,40 +331,38 @@ func pathQuery(u *url.URL) string {
 	return p
 }
 
-// settle takes a URL out of its queue without fetching it.
-func (c *Crawler) settle(item *frontier.Item, u *url.URL, outcome string) error {
+// settledResult is the result of a URL taken out of its queue without a
+// request, its history kept.
+func (c *Crawler) settledResult(ctx context.Context, item *frontier.Item, u *url.URL, outcome frontier.Outcome) (frontier.Result, error) {
 	canon := item.URL
 	if u != nil {
 		canon = urlnorm.Canonical(u)
 	}
-	h, err := c.store.History(canon)
+	h, err := c.store.History(ctx, canon)
 	if err != nil {
-		return err
+		return frontier.Result{}, err
 	}
 	if h == nil {
 		h = &frontier.History{URL: item.URL}
 	}
-	h.Outcome, h.Pending = outcome, false
-	if _, err := c.store.Apply(frontier.Update{Done: item, Canonical: canon, History: h}); err != nil {
-		return err
-	}
-	if outcome == outcomeDisallowed {
+	if outcome == frontier.Disallowed {
 		c.stats.update(func(s *Summary) { s.Disallowed++ })
 	}
-	return nil
+	return frontier.Result{Item: item, Outcome: outcome, Canonical: canon, History: h}, nil
 }
 
 // fetchPage fetches one URL with the validators from its history, records the
-// exchange and admits the links it leads to. It returns what the request
-// says of the host's load, and whether the URL is settled: a URL that met
-// an overloaded server or a failing network stays queued for another try,
-// up to MaxAttempts.
-func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL) (hostload.Outcome, bool, error) {
+// exchange, and returns its result for the frontier (with the links it leads
+// to) and what the request says of the host's load. A URL that met an
+// overloaded server or a failing network stays queued for another try, up to
+// MaxAttempts. An error (interrupted, or the WARC record not written) leaves
+// the URL queued as it was.
+func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL) (frontier.Result, hostload.Outcome, error) {
 	var o hostload.Outcome
 	canon := urlnorm.Canonical(u)
-	prev, err := c.store.History(canon)
+	prev, err := c.store.History(ctx, canon)
 	if err != nil {
-		return o, false, err
+		return frontier.Result{}, o, err
 	}
 	req := fetch.Request{URL: u, AllTypes: item.Kind == kindSitemap}
 	if prev != nil {
@@ -288,7 +371,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	o.Start = time.Now()
 	res, ferr := c.client.Do(ctx, req)
 	if ctx.Err() != nil {
-		return o, false, ctx.Err() // interrupted: the URL stays queued
+		return frontier.Result{}, o, ctx.Err() // interrupted: the URL stays queued
 	}
 
 	h := &frontier.History{URL: item.URL}
@@ -296,16 +379,16 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		*h = *prev
 		h.URL = item.URL
 	}
-	h.Pending = false
 	h.Visits++
 	h.Fetched = time.Now()
 	o.End = h.Fetched
 	var links []frontier.Candidate
+	var outcome frontier.Outcome
 
 	if ferr != nil {
 		kind := errorKind(ferr)
 		o.Failed = kind != "private-network" && kind != "other"
-		h.Outcome, h.Error = outcomeFailed, ferr.Error()
+		outcome, h.Error = frontier.Failed, ferr.Error()
 		c.stats.update(func(s *Summary) { s.Requests++; s.Pages++; s.Errors[kind]++ })
 		c.cfg.Logger.Info("fetch failed", "url", item.URL, "err", ferr)
 	} else {
@@ -315,13 +398,13 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			o.Addr = ip
 		}
 		if err := c.record(res, prev); err != nil {
-			return o, false, err
+			return frontier.Result{}, o, err
 		}
 		h.Status, h.Error = res.Status, ""
 		unchanged := res.NotModified && prev != nil
 		var saved int64
 		if unchanged {
-			h.Outcome = outcomeUnchanged
+			outcome = frontier.Unchanged
 			// RFC 9110 §15.4.5: a 304 carries the validators the server
 			// would have sent with a 200; keep the freshest.
 			if v := res.Header.Get("ETag"); v != "" {
@@ -333,13 +416,17 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			saved = max(0, prev.Size-res.WireBytes)
 		} else {
 			digest := res.PayloadDigest()
-			h.Outcome = outcomeFetched
+			outcome = frontier.Fetched
 			switch {
 			case res.Skipped:
-				h.Outcome = outcomeSkipped
+				outcome = frontier.Skipped
+			case res.Status == http.StatusNotFound || res.Status == http.StatusGone:
+				outcome = frontier.Gone
 			case prev != nil && res.Status == prev.Status && res.SamePayload(prev.Digest):
 				// No validators, or they changed, yet the same bytes.
-				h.Outcome = outcomeUnchanged
+				outcome = frontier.Unchanged
+			case prev != nil && prev.Digest != "" && res.Complete():
+				h.Changes++ // the revisit schedule learns from this
 			}
 			h.ETag = res.Header.Get("ETag")
 			h.LastModified = res.Header.Get("Last-Modified")
@@ -378,17 +465,9 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 
 	if o.IsLoadSignal() && item.Attempts+1 < c.cfg.MaxAttempts {
 		c.stats.update(func(s *Summary) { s.Retries++ })
-		return o, false, c.store.Retry(item)
+		return frontier.Result{Item: item, Outcome: frontier.Retry}, o, nil
 	}
-	added, err := c.store.Apply(frontier.Update{Done: item, Canonical: canon, History: h, Add: links, Admit: c.admit})
-	if err != nil {
-		return o, false, err
-	}
-	for host, n := range added {
-		c.sched.Add(host, n)
-	}
-	c.countDiscovered(added)
-	return o, true, nil
+	return frontier.Result{Item: item, Outcome: outcome, Canonical: canon, History: h, Add: links}, o, nil
 }
 
 // noteDecision keeps, for the summary, why a host was last slowed below its

@@ -2,12 +2,13 @@ package frontier
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,147 +20,163 @@ import (
 
 // FormatVersion is the layout of the keys and values in the store. A job
 // directory written with another version is refused, never rewritten.
-const FormatVersion = "2"
-
-// Key prefixes. Every key starts with one byte naming its space.
-const (
-	prefixMeta    = 'm' // m NAME → value
-	prefixSeen    = 's' // s HASH16 → "" (the seen-set)
-	prefixQueue   = 'q' // q HOST 0x00 SEQ8 → Entry (per-host FIFO queues)
-	prefixHistory = 'h' // h HASH16 → History
-	prefixRobots  = 'r' // r HOST → RobotsRecord
-)
+const FormatVersion = "3"
 
 // ErrIncompatible is returned by Open for a store written by another format version.
 var ErrIncompatible = errors.New("frontier: job directory was written by an incompatible version of gentlecrawl")
 
-// Entry is a URL waiting in a host's queue.
-type Entry struct {
-	URL      string `json:"u"`           // the URL as found, used for fetching
-	Depth    int    `json:"d,omitempty"` // links followed from a seed
-	Recrawl  bool   `json:"r,omitempty"` // queued again by --recrawl
-	Attempts int    `json:"a,omitempty"` // earlier tries that the server or network failed
-	Hops     int    `json:"h,omitempty"` // redirects followed to reach this URL
-	Kind     string `json:"k,omitempty"` // "" for a page, "sitemap" for a sitemap
-	AsIs     bool   `json:"x,omitempty"` // fetch the URL as it is, session id and all
+// DefaultExpectedURLs sizes the in-memory seen filter when Options say
+// nothing: 12 MiB of memory.
+const DefaultExpectedURLs = 10_000_000
+
+// Options configure the embedded store.
+type Options struct {
+	Logger *slog.Logger
+	FS     vfs.FS // nil: the operating system's; tests inject failures here
+	// ExpectedURLs sizes the in-memory filter in front of the seen-set
+	// (10 bits per URL); 0: DefaultExpectedURLs. A crawl that sees more
+	// stays correct and reads the disk more often.
+	ExpectedURLs int
+	Limits
 }
 
-// Item is a queued Entry with its place in the store.
-type Item struct {
-	Host string // host key (scheme://host[:port])
-	Entry
-	key []byte
-}
-
-// Candidate is a URL offered to the frontier.
-type Candidate struct {
-	Host      string // host key
-	Canonical string // seen-set key
-	Entry
-}
-
-// History is what the crawl knows of a URL from its last visit.
-type History struct {
-	URL          string    `json:"url"`
-	Status       int       `json:"status,omitempty"`
-	Outcome      string    `json:"outcome"` // fetched, unchanged, failed, disallowed, ...
-	Error        string    `json:"error,omitempty"`
-	ETag         string    `json:"etag,omitempty"`
-	LastModified string    `json:"last_modified,omitempty"`
-	ContentType  string    `json:"content_type,omitempty"`
-	Digest       string    `json:"digest,omitempty"`  // payload digest of the last full capture
-	Size         int64     `json:"size,omitempty"`    // bytes on the wire of the last full capture
-	Fetched      time.Time `json:"fetched,omitempty"` // time of the last request
-	Captured     time.Time `json:"captured,omitempty"`
-	Visits       int       `json:"visits,omitempty"`
-	Pending      bool      `json:"pending,omitempty"` // queued again, not yet visited
-}
-
-// RobotsRecord is what the crawl keeps of an origin's robots.txt: the last
-// fetch, the rules in force until Expires, the last good copy and the
-// current run of failures (see robots.Policy).
-type RobotsRecord struct {
-	Checked      time.Time `json:"checked"`           // the last fetch
-	Expires      time.Time `json:"expires"`           // fetch again after this
-	Status       int       `json:"status,omitempty"`  // of the last fetch
-	Error        string    `json:"error,omitempty"`   // of the last fetch
-	Source       string    `json:"source"`            // where the rules in force come from (robots.Source)
-	Reason       string    `json:"reason,omitempty"`  // one line, for people
-	Outcome      string    `json:"outcome,omitempty"` // of the last good copy: parsed, unrestricted, or ""
-	Body         []byte    `json:"body,omitempty"`    // the last good copy, when parsed
-	Fetched      time.Time `json:"fetched,omitempty"` // when the last good copy was fetched
-	FailingSince time.Time `json:"failing_since,omitempty"`
-	Failures     int       `json:"failures,omitempty"` // consecutive unavailable answers
-}
-
-// Store is the durable state of one crawl: queues, seen-set, fetch history and
-// robots cache, in a Pebble database. It is safe for concurrent use; writes go
-// through a single path (Apply) so that the seen-check and the enqueue are one
-// atomic step. It must be created with Open and closed with Close.
+// Store is the embedded Frontier: queues, seen-set, host records, fetch
+// history and robots cache in a Pebble database in the job directory.
+//
+// Every change goes through one path under one lock — a batch built and
+// handed to Pebble's commit pipeline in order — and the lock is let go
+// before the batch's fsync is awaited, so that concurrent releases share
+// their fsyncs. The per-host queue counts, next allowed times and the host
+// heap live in memory, rebuilt at Open from the host records, which are
+// written in the same batch as the queues they describe. Leases live in
+// memory only: those of a process that died are gone when the job is
+// opened again, and their URLs are claimed again.
 type Store struct {
 	db     *pebble.DB
+	limits Limits
 	failed atomic.Pointer[FatalError] // set once Pebble has failed for good
+	closed atomic.Bool
 	mu     struct {
 		sync.Mutex
-		seq uint64
+		seq     uint64 // last queue sequence number used
+		leaseID uint64
+		queued  int // URLs ever queued, for Limits.CrawlBudget
+		hosts   map[string]*hostState
+		ready   hostHeap // hosts with entries, by readyAt
+		seen    *seenFilter
 	}
 }
 
-// Open opens or creates the store in dir.
-func Open(dir string, logger *slog.Logger) (*Store, error) {
-	return OpenFS(dir, logger, nil)
-}
+var _ Frontier = (*Store)(nil)
 
-// OpenFS is Open on a given file system (nil: the operating system's); tests
-// use it to inject write failures.
-func OpenFS(dir string, logger *slog.Logger, fs vfs.FS) (*Store, error) {
+// Open opens or creates the store in dir.
+func Open(dir string, opts Options) (*Store, error) {
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cache := pebble.NewCache(64 << 20)
 	defer cache.Unref()
-	opts := &pebble.Options{Logger: pebbleLogger{logger}, Cache: cache, FS: fs}
-	// The seen-check is a Get of a key that is usually absent: without a
-	// filter each one searches every table (three quarters of admission
-	// time, measured). A bloom filter of 10 bits per key answers most of
-	// them from memory.
-	for i := range opts.Levels {
-		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	po := &pebble.Options{
+		Logger: pebbleLogger{logger},
+		Cache:  cache,
+		FS:     opts.FS,
+		// Admission writes fast; bigger memtables mean fewer, larger
+		// flushes and less work for compactions.
+		MemTableSize: 32 << 20,
 	}
-	db, err := pebble.Open(dir, opts)
+	// A seen-check that the in-memory filter cannot answer is a Get of a
+	// key that is usually absent; a filter in each table answers most of
+	// those without reading the table.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open store: %w", err)
 	}
-	s := &Store{db: db}
-	if err := s.checkVersion(); err != nil {
+	s := &Store{db: db, limits: opts.Limits}
+	if err := s.load(opts.ExpectedURLs); err != nil {
 		db.Close()
 		return nil, err
 	}
-	seq, err := s.maxSeq()
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.mu.seq = seq
 	return s, nil
 }
 
-func (s *Store) checkVersion() error {
+// load checks the format and rebuilds the in-memory state: the host table
+// and heap, the sequence number, and the seen filter.
+func (s *Store) load(expected int) error {
 	v, ok, err := s.get(metaKey("version"))
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return s.db.Set(metaKey("version"), []byte(FormatVersion), pebble.Sync)
-	}
-	if string(v) != FormatVersion {
+		if err := s.db.Set(metaKey("version"), []byte(FormatVersion), pebble.Sync); err != nil {
+			return fmt.Errorf("frontier: write: %w", err)
+		}
+	} else if string(v) != FormatVersion {
 		return fmt.Errorf("%w (format %q, this build reads %q)", ErrIncompatible, v, FormatVersion)
 	}
-	return nil
+	if v, ok, err := s.get(metaKey("seq")); err != nil {
+		return err
+	} else if ok && len(v) == 8 {
+		s.mu.seq = binary.BigEndian.Uint64(v)
+	}
+	s.mu.hosts = make(map[string]*hostState)
+	err = s.scan([]byte{prefixHost}, func(k, v []byte) error {
+		st := &hostState{name: string(k[1:]), index: -1}
+		if err := decodeHostRecord(v, &st.hostRecord); err != nil {
+			return fmt.Errorf("%w: host %q", err, st.name)
+		}
+		s.mu.hosts[st.name] = st
+		s.mu.queued += st.queued
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Count each queue and note when its first entry is due, in one pass
+	// over the queues in key order.
+	var st *hostState
+	err = s.scan([]byte{prefixQueue}, func(k, _ []byte) error {
+		host, ok := queueKeyHost(k)
+		if !ok {
+			return fmt.Errorf("%w: queue key %q", errCorrupt, k)
+		}
+		if st == nil || st.name != string(host) {
+			if st = s.mu.hosts[string(host)]; st == nil {
+				st = &hostState{name: string(host), index: -1}
+				s.mu.hosts[st.name] = st
+			}
+			st.due = queueKeyDue(k)
+		}
+		st.pending++
+		st.queued = max(st.queued, st.pending)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, st := range s.mu.hosts {
+		s.mu.ready.place(st)
+	}
+	if expected <= 0 {
+		expected = DefaultExpectedURLs
+	}
+	s.mu.seen = newSeenFilter(expected)
+	return s.scan([]byte{prefixSeen}, func(k, _ []byte) error {
+		if len(k) == 17 {
+			s.mu.seen.add(k[1:])
+		}
+		return nil
+	})
 }
 
-// Close closes the database.
+// Close closes the database. Closing it again does nothing.
 func (s *Store) Close() (err error) {
+	if s.closed.Swap(true) {
+		return nil
+	}
 	if f := s.broken(); f != nil {
 		// A failed Pebble cannot be closed cleanly; the process ending
 		// releases it, and the next Open recovers from its log.
@@ -169,32 +186,29 @@ func (s *Store) Close() (err error) {
 	return s.db.Close()
 }
 
-// Hash returns the 128-bit seen-set key of a canonical URL.
-func Hash(canonical string) []byte {
-	h := fnv.New128a()
-	h.Write([]byte(canonical))
-	return h.Sum(nil)
+// Hash returns the 128-bit seen-set key of a canonical URL: FNV-1a, 128 bits,
+// big-endian.
+func Hash(canonical string) [16]byte {
+	// FNV-1a 128: offset basis 0x6c62272e07bb014262b821756295c58d, prime
+	// 2^88 + 0x13b.
+	hi, lo := uint64(0x6c62272e07bb0142), uint64(0x62b821756295c58d)
+	for i := 0; i < len(canonical); i++ {
+		lo ^= uint64(canonical[i])
+		carry, nlo := bits.Mul64(lo, 0x13b)
+		hi = hi*0x13b + lo<<24 + carry
+		lo = nlo
+	}
+	var h [16]byte
+	binary.BigEndian.PutUint64(h[:8], hi)
+	binary.BigEndian.PutUint64(h[8:], lo)
+	return h
 }
 
-func metaKey(name string) []byte { return append([]byte{prefixMeta}, name...) }
-
-func seenKey(canonical string) []byte { return append([]byte{prefixSeen}, Hash(canonical)...) }
+func seenKey(h [16]byte) []byte { return append([]byte{prefixSeen}, h[:]...) }
 
 func historyKey(canonical string) []byte {
-	return append([]byte{prefixHistory}, Hash(canonical)...)
-}
-
-func robotsKey(host string) []byte { return append([]byte{prefixRobots}, host...) }
-
-func queuePrefix(host string) []byte {
-	k := make([]byte, 0, len(host)+2)
-	k = append(k, prefixQueue)
-	k = append(k, host...)
-	return append(k, 0)
-}
-
-func queueKey(host string, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(queuePrefix(host), seq)
+	h := Hash(canonical)
+	return append([]byte{prefixHistory}, h[:]...)
 }
 
 // prefixEnd returns the smallest key greater than every key with prefix p.
@@ -221,6 +235,19 @@ func (s *Store) get(key []byte) ([]byte, bool, error) {
 	return bytes.Clone(v), true, nil
 }
 
+// has reports whether key exists, without copying its value.
+func (s *Store) has(key []byte) (bool, error) {
+	_, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("frontier: read: %w", err)
+	}
+	closer.Close()
+	return true, nil
+}
+
 func (s *Store) getJSON(key []byte, v any) (bool, error) {
 	b, ok, err := s.get(key)
 	if !ok || err != nil {
@@ -230,19 +257,6 @@ func (s *Store) getJSON(key []byte, v any) (bool, error) {
 		return false, fmt.Errorf("frontier: corrupt record %q: %w", key[:1], err)
 	}
 	return true, nil
-}
-
-func (s *Store) maxSeq() (uint64, error) {
-	var max uint64
-	err := s.scan([]byte{prefixQueue}, func(k, _ []byte) error {
-		if len(k) >= 8 {
-			if seq := binary.BigEndian.Uint64(k[len(k)-8:]); seq > max {
-				max = seq
-			}
-		}
-		return nil
-	})
-	return max, err
 }
 
 func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
@@ -264,76 +278,215 @@ func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
 	return it.Close()
 }
 
-// Pending returns the number of queued URLs per host.
-func (s *Store) Pending() (map[string]int, error) {
-	counts := make(map[string]int)
-	err := s.scan([]byte{prefixQueue}, func(k, _ []byte) error {
-		if len(k) < 10 {
-			return nil
+// headDue returns the due time of the first entry of host's queue.
+func (s *Store) headDue(host string) (time.Time, error) {
+	p := queuePrefix(host)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("frontier: read queue: %w", err)
+	}
+	var due time.Time
+	if it.First() {
+		due = queueKeyDue(it.Key())
+	}
+	return due, it.Close()
+}
+
+// Add admits a batch of URLs.
+func (s *Store) Add(ctx context.Context, b Batch) (_ Added, err error) {
+	if f := s.broken(); f != nil {
+		return Added{}, f
+	}
+	defer s.recoverFatal(&err)
+	s.mu.Lock()
+	t := s.newTx(len(b.Add) + len(b.Requeue))
+	defer t.close()
+	for i := range b.Add {
+		if err := t.admit(&b.Add[i], b.Admit); err != nil {
+			return Added{}, err
 		}
-		counts[string(k[1:len(k)-9])]++
-		return nil
-	})
-	return counts, err
+	}
+	for i := range b.Requeue {
+		if err := t.requeue(&b.Requeue[i]); err != nil {
+			return Added{}, err
+		}
+	}
+	return t.commitAndUnlock()
 }
 
-// Peek returns the first queued URL of host, or nil when its queue is empty.
-func (s *Store) Peek(host string) (*Item, error) {
-	p := queuePrefix(host)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
-	if err != nil {
-		return nil, fmt.Errorf("frontier: peek: %w", err)
+// Claim leases a due host.
+func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next time.Time, err error) {
+	if f := s.broken(); f != nil {
+		return nil, time.Time{}, f
 	}
-	defer it.Close()
-	if !it.First() {
-		return nil, it.Error()
+	defer s.recoverFatal(&err)
+	if req.Now.IsZero() {
+		req.Now = time.Now()
 	}
-	item := &Item{Host: host, key: bytes.Clone(it.Key())}
-	if err := json.Unmarshal(it.Value(), &item.Entry); err != nil {
-		return nil, fmt.Errorf("frontier: corrupt queue entry for %s: %w", host, err)
+	req.Max = max(req.Max, 1)
+	if req.TTL <= 0 {
+		req.TTL = DefaultTTL
 	}
-	return item, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		var st *hostState
+		if req.Host != "" {
+			st = s.mu.hosts[req.Host]
+			if st == nil || st.pending == 0 {
+				return nil, time.Time{}, nil
+			}
+		} else {
+			if len(s.mu.ready) == 0 {
+				return nil, time.Time{}, nil
+			}
+			st = s.mu.ready[0]
+		}
+		if at := st.readyAt(); at.After(req.Now) {
+			return nil, at, nil
+		}
+		if st.lease != nil {
+			// Its holder never came back: the lease has expired.
+			st.lease = nil
+			s.mu.ready.place(st)
+			continue
+		}
+		items, err := s.dueItems(st.name, req.Now, req.Max)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		if len(items) == 0 {
+			// The first entry is not due after all: correct the heap.
+			if st.due, err = s.headDue(st.name); err != nil {
+				return nil, time.Time{}, err
+			}
+			if !st.due.After(req.Now) {
+				return nil, time.Time{}, fmt.Errorf("%w: host %q counts %d queued URLs but has none", errCorrupt, st.name, st.pending)
+			}
+			s.mu.ready.place(st)
+			continue
+		}
+		s.mu.leaseID++
+		st.lease = &Lease{Host: st.name, Items: items, Expires: req.Now.Add(req.TTL), ID: s.mu.leaseID}
+		s.mu.ready.place(st)
+		return st.lease, time.Time{}, nil
+	}
 }
 
-// PeekN returns up to n queued URLs of host, first in first.
-func (s *Store) PeekN(host string, n int) ([]*Item, error) {
+// dueItems reads up to n entries of host's queue that are due at now.
+func (s *Store) dueItems(host string, now time.Time, n int) ([]*Item, error) {
 	p := queuePrefix(host)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	upper := binary.BigEndian.AppendUint64(bytes.Clone(p), timeNanos(now)+1)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: upper})
 	if err != nil {
-		return nil, fmt.Errorf("frontier: peek: %w", err)
+		return nil, fmt.Errorf("frontier: read queue: %w", err)
 	}
-	defer it.Close()
 	var items []*Item
 	for ok := it.First(); ok && len(items) < n; ok = it.Next() {
-		item := &Item{Host: host, key: bytes.Clone(it.Key())}
-		if err := json.Unmarshal(it.Value(), &item.Entry); err != nil {
-			return nil, fmt.Errorf("frontier: corrupt queue entry for %s: %w", host, err)
+		item := &Item{Host: host, Due: queueKeyDue(it.Key()), Ref: bytes.Clone(it.Key())}
+		if err := decodeEntry(it.Value(), host, &item.Entry); err != nil {
+			it.Close()
+			return nil, fmt.Errorf("%w: queue of %s", err, host)
 		}
 		items = append(items, item)
 	}
-	return items, it.Error()
+	return items, it.Close()
+}
+
+// Release ends a lease.
+func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err error) {
+	if f := s.broken(); f != nil {
+		return Added{}, f
+	}
+	defer s.recoverFatal(&err)
+	l := req.Lease
+	if l == nil {
+		return Added{}, errors.New("frontier: Release without a lease")
+	}
+	s.mu.Lock()
+	st := s.mu.hosts[l.Host]
+	if st == nil || st.lease == nil || st.lease.ID != l.ID {
+		s.mu.Unlock()
+		return Added{}, ErrLeaseLost
+	}
+	n := 0
+	for _, r := range req.Results {
+		n += len(r.Add) + 1
+	}
+	t := s.newTx(n)
+	defer t.close()
+	fail := func(err error) (Added, error) { return Added{}, err }
+	d := t.host(l.Host)
+	d.endLease, d.removed = true, true
+	d.rec.next = req.Next
+	settled := make(map[*Item]bool, len(req.Results))
+	for _, r := range req.Results {
+		if !leaseHas(l, r.Item) || settled[r.Item] {
+			return fail(fmt.Errorf("frontier: Release of %s: a result for a URL the lease does not hold, or two for one", l.Host))
+		}
+		settled[r.Item] = true
+		if err := t.settle(d, &r); err != nil {
+			return fail(err)
+		}
+		for i := range r.Add {
+			if err := t.admit(&r.Add[i], req.Admit); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	return t.commitAndUnlock()
+}
+
+func leaseHas(l *Lease, item *Item) bool {
+	for _, it := range l.Items {
+		if it == item {
+			return item != nil
+		}
+	}
+	return false
 }
 
 // Seen reports whether canonical is in the seen-set.
-func (s *Store) Seen(canonical string) (bool, error) {
-	_, ok, err := s.get(seenKey(canonical))
-	return ok, err
+func (s *Store) Seen(ctx context.Context, canonical string) (bool, error) {
+	return s.has(seenKey(Hash(canonical)))
 }
 
-// MarkSeen adds canonical to the seen-set.
-func (s *Store) MarkSeen(canonical string) (err error) {
+// MarkSeen adds canonical to the seen-set. It is not synced: lost in a
+// crash, it costs at most one more fetch.
+func (s *Store) MarkSeen(ctx context.Context, canonical string) (err error) {
 	if f := s.broken(); f != nil {
 		return f
 	}
 	defer s.recoverFatal(&err)
-	if err := s.db.Set(seenKey(canonical), nil, pebble.NoSync); err != nil {
+	h := Hash(canonical)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.db.Set(seenKey(h), nil, pebble.NoSync); err != nil {
 		return fmt.Errorf("frontier: write: %w", err)
 	}
+	s.mu.seen.add(h[:])
 	return nil
 }
 
+// Hosts describes the hosts with something queued.
+func (s *Store) Hosts(ctx context.Context) ([]HostInfo, error) {
+	if f := s.broken(); f != nil {
+		return nil, f
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]HostInfo, 0, len(s.mu.ready))
+	for _, st := range s.mu.ready {
+		out = append(out, HostInfo{
+			Host: st.name, Pending: st.pending, Queued: st.queued, OverBudget: st.overBudget,
+			Next: st.next, Due: st.due, Leased: st.lease != nil,
+		})
+	}
+	return out, nil
+}
+
 // History returns what is known of a URL, or nil.
-func (s *Store) History(canonical string) (*History, error) {
+func (s *Store) History(ctx context.Context, canonical string) (*History, error) {
 	var h History
 	ok, err := s.getJSON(historyKey(canonical), &h)
 	if !ok || err != nil {
@@ -343,7 +496,7 @@ func (s *Store) History(canonical string) (*History, error) {
 }
 
 // EachHistory calls fn for every URL with a history, in no particular order.
-func (s *Store) EachHistory(fn func(*History) error) error {
+func (s *Store) EachHistory(ctx context.Context, fn func(*History) error) error {
 	return s.scan([]byte{prefixHistory}, func(_, v []byte) error {
 		var h History
 		if err := json.Unmarshal(v, &h); err != nil {
@@ -353,18 +506,18 @@ func (s *Store) EachHistory(fn func(*History) error) error {
 	})
 }
 
-// Robots returns the cached robots.txt record of host, or nil.
-func (s *Store) Robots(host string) (*RobotsRecord, error) {
+// Robots returns the cached robots.txt record of origin, or nil.
+func (s *Store) Robots(ctx context.Context, origin string) (*RobotsRecord, error) {
 	var r RobotsRecord
-	ok, err := s.getJSON(robotsKey(host), &r)
+	ok, err := s.getJSON(robotsKey(origin), &r)
 	if !ok || err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// PutRobots stores the robots.txt record of host.
-func (s *Store) PutRobots(host string, r *RobotsRecord) (err error) {
+// PutRobots stores the robots.txt record of origin.
+func (s *Store) PutRobots(ctx context.Context, origin string, r *RobotsRecord) (err error) {
 	if f := s.broken(); f != nil {
 		return f
 	}
@@ -375,158 +528,29 @@ func (s *Store) PutRobots(host string, r *RobotsRecord) (err error) {
 	}
 	// Synced: after a crash, a lost record would mean asking for
 	// robots.txt again at once, and forgetting the host's Crawl-delay.
-	if err := s.db.Set(robotsKey(host), b, pebble.Sync); err != nil {
+	if err := s.db.Set(robotsKey(origin), b, pebble.Sync); err != nil {
 		return fmt.Errorf("frontier: write robots: %w", err)
 	}
 	return nil
 }
 
 // Meta returns a named value stored with the job, or "".
-func (s *Store) Meta(name string) (string, error) {
+func (s *Store) Meta(ctx context.Context, name string) (string, error) {
 	v, _, err := s.get(metaKey(name))
 	return string(v), err
 }
 
 // SetMeta stores a named value with the job.
-func (s *Store) SetMeta(name, value string) (err error) {
+func (s *Store) SetMeta(ctx context.Context, name, value string) (err error) {
 	if f := s.broken(); f != nil {
 		return f
 	}
 	defer s.recoverFatal(&err)
+	if name == "seq" || name == "version" {
+		return fmt.Errorf("frontier: meta name %q is the store's own", name)
+	}
 	if err := s.db.Set(metaKey(name), []byte(value), pebble.Sync); err != nil {
 		return fmt.Errorf("frontier: write meta: %w", err)
-	}
-	return nil
-}
-
-// Update is one atomic change to the store: a visited URL leaves its queue
-// with its history written, and the URLs it led to are admitted.
-type Update struct {
-	Done      *Item    // the queue entry visited; nil when only adding
-	Canonical string   // Done's seen-set key
-	History   *History // written for Canonical when non-nil
-	Add       []Candidate
-	// Admit, when set, is asked about each URL of Add that is new (not in
-	// the seen-set): a URL it refuses is marked seen but not queued, so it
-	// is refused once.
-	Admit func(Candidate) bool
-	// Requeue puts URLs that were seen before back in their queues
-	// (--recrawl), skipping those already pending.
-	Requeue []Candidate
-}
-
-// Apply commits u in one batch and returns, per host, how many URLs were
-// added to its queue. URLs already in the seen-set are dropped.
-func (s *Store) Apply(u Update) (_ map[string]int, err error) {
-	if f := s.broken(); f != nil {
-		return nil, f
-	}
-	defer s.recoverFatal(&err)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := s.db.NewBatch()
-	defer b.Close()
-	if u.Done != nil {
-		if err := b.Delete(u.Done.key, nil); err != nil {
-			return nil, err
-		}
-	}
-	if u.History != nil {
-		v, err := json.Marshal(u.History)
-		if err != nil {
-			return nil, err
-		}
-		if err := b.Set(historyKey(u.Canonical), v, nil); err != nil {
-			return nil, err
-		}
-	}
-	added := make(map[string]int)
-	inBatch := make(map[string]bool, len(u.Add))
-	for _, c := range u.Add {
-		if inBatch[c.Canonical] {
-			continue
-		}
-		inBatch[c.Canonical] = true
-		seen, err := s.Seen(c.Canonical)
-		if err != nil {
-			return nil, err
-		}
-		if seen {
-			continue
-		}
-		if err := b.Set(seenKey(c.Canonical), nil, nil); err != nil {
-			return nil, err
-		}
-		if u.Admit != nil && !u.Admit(c) {
-			continue
-		}
-		if err := s.enqueueLocked(b, c); err != nil {
-			return nil, err
-		}
-		added[c.Host]++
-	}
-	for _, c := range u.Requeue {
-		if inBatch[c.Canonical] {
-			continue
-		}
-		inBatch[c.Canonical] = true
-		h, err := s.History(c.Canonical)
-		if err != nil {
-			return nil, err
-		}
-		if h == nil || h.Pending {
-			continue
-		}
-		h.Pending = true
-		v, err := json.Marshal(h)
-		if err != nil {
-			return nil, err
-		}
-		if err := b.Set(historyKey(c.Canonical), v, nil); err != nil {
-			return nil, err
-		}
-		if err := s.enqueueLocked(b, c); err != nil {
-			return nil, err
-		}
-		added[c.Host]++
-	}
-	if b.Empty() {
-		return added, nil
-	}
-	// Synced: a URL marked done must stay done when the process is killed
-	// (Pebble keeps unsynced log writes in memory until a block fills), or
-	// every crash would fetch the last pages again.
-	if err := b.Commit(pebble.Sync); err != nil {
-		return nil, fmt.Errorf("frontier: commit: %w", err)
-	}
-	return added, nil
-}
-
-func (s *Store) enqueueLocked(b *pebble.Batch, c Candidate) error {
-	v, err := json.Marshal(c.Entry)
-	if err != nil {
-		return err
-	}
-	s.mu.seq++
-	return b.Set(queueKey(c.Host, s.mu.seq), v, nil)
-}
-
-// Retry keeps a visited URL at the head of its queue for another try, with
-// one more attempt counted.
-func (s *Store) Retry(item *Item) (err error) {
-	if f := s.broken(); f != nil {
-		return f
-	}
-	defer s.recoverFatal(&err)
-	item.Attempts++
-	v, err := json.Marshal(item.Entry)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.db.Set(item.key, v, pebble.Sync); err != nil {
-		return fmt.Errorf("frontier: write: %w", err)
 	}
 	return nil
 }
@@ -581,6 +605,12 @@ func (s *Store) recoverFatal(err *error) {
 	}
 	s.failed.CompareAndSwap(nil, f)
 	*err = f
+}
+
+// fail marks the store failed by a write error and returns the failure.
+func (s *Store) fail(err error) error {
+	s.failed.CompareAndSwap(nil, &FatalError{Msg: "write: " + err.Error()})
+	return s.failed.Load()
 }
 
 // broken returns the failure that stopped the store, or nil.

@@ -1,0 +1,186 @@
+package frontier
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"time"
+)
+
+// The embedded store's keys. Every key starts with one byte naming its space.
+const (
+	prefixMeta    = 'm' // m NAME → value
+	prefixSeen    = 's' // s HASH16 → "" (the seen-set)
+	prefixQueue   = 'q' // q HOST 0x00 DUE8 SEQ8 → entry (per-host queues, in due order)
+	prefixHost    = 'H' // H HOST → host record
+	prefixHistory = 'h' // h HASH16 → History (JSON)
+	prefixRobots  = 'r' // r ORIGIN → RobotsRecord (JSON)
+)
+
+var errCorrupt = errors.New("frontier: corrupt record in the job's store")
+
+// Entry flags.
+const (
+	flagRecrawl = 1 << iota
+	flagAsIs
+	flagHTTPS // the URL starts with "https://" + host, which is not stored
+	flagHTTP  // the URL starts with "http://" + host, which is not stored
+)
+
+// appendEntry encodes e, a URL of host, in a few bytes more than its URL:
+// flags, depth, attempts, hops, kind, and the URL without its scheme and
+// host when they are the queue's own (the key holds the host).
+func appendEntry(b []byte, host string, e *Entry) []byte {
+	var flags byte
+	if e.Recrawl {
+		flags |= flagRecrawl
+	}
+	if e.AsIs {
+		flags |= flagAsIs
+	}
+	rest := e.URL
+	switch {
+	case hasSchemeHost(rest, "https://", host):
+		flags |= flagHTTPS
+		rest = rest[len("https://")+len(host):]
+	case hasSchemeHost(rest, "http://", host):
+		flags |= flagHTTP
+		rest = rest[len("http://")+len(host):]
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(e.Depth))
+	b = binary.AppendUvarint(b, uint64(e.Attempts))
+	b = binary.AppendUvarint(b, uint64(e.Hops))
+	b = binary.AppendUvarint(b, uint64(len(e.Kind)))
+	b = append(b, e.Kind...)
+	return append(b, rest...)
+}
+
+// hasSchemeHost reports whether u starts with scheme+host followed by the
+// end of the authority (so that "a.test" does not match "a.test.evil").
+func hasSchemeHost(u, scheme, host string) bool {
+	n := len(scheme) + len(host)
+	if len(u) < n || u[:len(scheme)] != scheme || u[len(scheme):n] != host {
+		return false
+	}
+	return len(u) == n || strings.IndexByte("/?#", u[n]) >= 0
+}
+
+func decodeEntry(v []byte, host string, e *Entry) error {
+	if len(v) < 1 {
+		return errCorrupt
+	}
+	flags := v[0]
+	v = v[1:]
+	var nums [4]uint64
+	for i := range nums {
+		x, n := binary.Uvarint(v)
+		if n <= 0 || x > 1<<31 {
+			return errCorrupt
+		}
+		nums[i], v = x, v[n:]
+	}
+	if uint64(len(v)) < nums[3] {
+		return errCorrupt
+	}
+	*e = Entry{
+		Depth:    int(nums[0]),
+		Attempts: int(nums[1]),
+		Hops:     int(nums[2]),
+		Kind:     string(v[:nums[3]]),
+		Recrawl:  flags&flagRecrawl != 0,
+		AsIs:     flags&flagAsIs != 0,
+	}
+	rest := string(v[nums[3]:])
+	switch {
+	case flags&flagHTTPS != 0:
+		e.URL = "https://" + host + rest
+	case flags&flagHTTP != 0:
+		e.URL = "http://" + host + rest
+	default:
+		e.URL = rest
+	}
+	return nil
+}
+
+// hostRecord is what the store keeps per host beside its queue. The number
+// of entries in the queue is counted when the store is opened, not stored:
+// an admission then writes nothing per host unless a budget needs its count.
+type hostRecord struct {
+	next       time.Time // next allowed time
+	pending    int       // entries in its queue (in memory only)
+	queued     int       // entries ever queued
+	overBudget int       // new URLs refused by a budget
+}
+
+func appendHostRecord(b []byte, r *hostRecord) []byte {
+	b = binary.AppendUvarint(b, timeNanos(r.next))
+	b = binary.AppendUvarint(b, uint64(r.queued))
+	return binary.AppendUvarint(b, uint64(r.overBudget))
+}
+
+func decodeHostRecord(v []byte, r *hostRecord) error {
+	var nums [3]uint64
+	for i := range nums {
+		x, n := binary.Uvarint(v)
+		if n <= 0 {
+			return errCorrupt
+		}
+		nums[i], v = x, v[n:]
+	}
+	if nums[1] > 1<<40 || nums[2] > 1<<40 {
+		return errCorrupt
+	}
+	*r = hostRecord{next: nanosTime(nums[0]), queued: int(nums[1]), overBudget: int(nums[2])}
+	return nil
+}
+
+// timeNanos encodes a time for a key or record: nanoseconds since 1970, and
+// 0 for the zero time (or anything before 1970, which means "at once").
+func timeNanos(t time.Time) uint64 {
+	if t.IsZero() || t.Unix() < 0 {
+		return 0
+	}
+	return uint64(t.UnixNano())
+}
+
+func nanosTime(n uint64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(n))
+}
+
+func metaKey(name string) []byte { return append([]byte{prefixMeta}, name...) }
+
+func robotsKey(origin string) []byte { return append([]byte{prefixRobots}, origin...) }
+
+func hostKey(host string) []byte { return append([]byte{prefixHost}, host...) }
+
+func queuePrefix(host string) []byte {
+	k := make([]byte, 0, len(host)+18)
+	k = append(k, prefixQueue)
+	k = append(k, host...)
+	return append(k, 0)
+}
+
+func queueKey(host string, due time.Time, seq uint64) []byte {
+	k := binary.BigEndian.AppendUint64(queuePrefix(host), timeNanos(due))
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+// queueKeyHost returns the host of a queue key.
+func queueKeyHost(k []byte) ([]byte, bool) {
+	if len(k) < 1+1+16 || k[len(k)-17] != 0 {
+		return nil, false
+	}
+	return k[1 : len(k)-17], true
+}
+
+// queueKeyDue returns the due time in a queue key.
+func queueKeyDue(k []byte) time.Time {
+	if len(k) < 16 {
+		return time.Time{}
+	}
+	return nanosTime(binary.BigEndian.Uint64(k[len(k)-16:]))
+}

@@ -1,0 +1,81 @@
+package frontier
+
+import (
+	"hash/fnv"
+	"testing"
+	"time"
+)
+
+func TestHashIsFNV128a(t *testing.T) {
+	for _, s := range []string{"", "a", "https://example.com/path?q=1", string(make([]byte, 300))} {
+		h := fnv.New128a()
+		h.Write([]byte(s))
+		want := h.Sum(nil)
+		got := Hash(s)
+		if string(got[:]) != string(want) {
+			t.Errorf("Hash(%q) = %x, want %x", s, got, want)
+		}
+	}
+}
+
+func TestEntryCodec(t *testing.T) {
+	for _, tc := range []struct {
+		host string
+		e    Entry
+	}{
+		{"a.test", Entry{URL: "https://a.test/x?y=1", Depth: 3, Attempts: 2, Hops: 1, Kind: "sitemap", Recrawl: true, AsIs: true}},
+		{"a.test", Entry{URL: "http://a.test"}},
+		{"a.test", Entry{URL: "http://a.test:8080/p"}},
+		{"a.test", Entry{URL: "https://a.test.evil/p"}},
+		{"a.test", Entry{URL: "https://other.test/p"}},
+	} {
+		b := appendEntry(nil, tc.host, &tc.e)
+		var got Entry
+		if err := decodeEntry(b, tc.host, &got); err != nil || got != tc.e {
+			t.Errorf("round trip of %+v = %+v, %v", tc.e, got, err)
+		}
+	}
+	// Truncated or garbled records are errors, never panics.
+	b := appendEntry(nil, "a.test", &Entry{URL: "https://a.test/p", Kind: "sitemap", Depth: 300})
+	for i := range len(b) - len("/p") {
+		var e Entry
+		if err := decodeEntry(b[:i], "a.test", &e); err == nil {
+			t.Errorf("decode of %d of %d bytes succeeded", i, len(b))
+		}
+	}
+	if err := decodeEntry([]byte{0, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, "a.test", new(Entry)); err == nil {
+		t.Error("a depth of 2^41 decoded")
+	}
+	r := hostRecord{next: time.Unix(1700000000, 5), queued: 9, overBudget: 1}
+	var got hostRecord
+	if err := decodeHostRecord(appendHostRecord(nil, &r), &got); err != nil || got != r {
+		t.Errorf("host record round trip = %+v, %v", got, err)
+	}
+	if err := decodeHostRecord([]byte{1, 2}, &got); err == nil {
+		t.Error("a short host record decoded")
+	}
+}
+
+func TestSeenFilter(t *testing.T) {
+	f := newSeenFilter(10_000)
+	if f.bytes() < 10_000*bitsPerURL/8 {
+		t.Fatalf("filter of %d bytes for 10,000 URLs", f.bytes())
+	}
+	for i := range 10_000 {
+		h := Hash("u" + string(rune(i)))
+		f.add(h[:])
+		if !f.mayContain(h[:]) {
+			t.Fatal("an added key is not found")
+		}
+	}
+	fp := 0
+	for i := range 10_000 {
+		h := Hash("other" + string(rune(i)))
+		if f.mayContain(h[:]) {
+			fp++
+		}
+	}
+	if fp > 300 { // about 1% expected; 3% would mean a broken filter
+		t.Errorf("%d false positives in 10,000", fp)
+	}
+}

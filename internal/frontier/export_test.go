@@ -1,0 +1,33 @@
+package frontier
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Limits returns the store's budgets (for reopening it in tests).
+func (s *Store) Limits() Limits { return s.limits }
+
+// WriteFormatForTest stamps the store in dir with another format version, as
+// an older or newer build would have left it.
+func WriteFormatForTest(dir, version string) error {
+	db, err := pebble.Open(dir, &pebble.Options{Logger: pebbleLogger{slog.New(slog.DiscardHandler)}})
+	if err != nil {
+		return err
+	}
+	if err := db.Set(metaKey("version"), []byte(version), pebble.Sync); err != nil {
+		db.Close()
+		return err
+	}
+	return db.Close()
+}
+
+// CompactForTest flushes and compacts the whole store.
+func (s *Store) CompactForTest() error {
+	if err := s.db.Flush(); err != nil {
+		return err
+	}
+	return s.db.Compact(context.Background(), []byte{0}, []byte{0xff}, false)
+}

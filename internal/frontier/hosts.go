@@ -1,0 +1,70 @@
+package frontier
+
+import (
+	"container/heap"
+	"time"
+)
+
+// hostState is a host as the embedded store keeps it in memory: its durable
+// record, when its first URL is due, its lease, and its place in the heap.
+type hostState struct {
+	name string
+	hostRecord
+	due   time.Time // due time of the first entry of its queue
+	lease *Lease
+	index int // in hostHeap; -1 when its queue is empty
+}
+
+// readyAt is when the host can next be claimed: when its lease expires, or
+// the later of its next allowed time and its first URL's due time.
+func (h *hostState) readyAt() time.Time {
+	if h.lease != nil {
+		return h.lease.Expires
+	}
+	if h.due.After(h.next) {
+		return h.due
+	}
+	return h.next
+}
+
+// hostHeap orders the hosts with something queued by readyAt, so that a claim
+// looks at one host, never at all of them.
+type hostHeap []*hostState
+
+func (q hostHeap) Len() int { return len(q) }
+
+func (q hostHeap) Less(i, j int) bool { return q[i].readyAt().Before(q[j].readyAt()) }
+
+func (q hostHeap) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index = i
+	q[j].index = j
+}
+
+func (q *hostHeap) Push(x any) {
+	h := x.(*hostState)
+	h.index = len(*q)
+	*q = append(*q, h)
+}
+
+func (q *hostHeap) Pop() any {
+	old := *q
+	h := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	h.index = -1
+	return h
+}
+
+// place puts h where it belongs after a change: in the heap while its queue
+// has entries, out of it when empty.
+func (q *hostHeap) place(h *hostState) {
+	switch {
+	case h.pending > 0 && h.index < 0:
+		heap.Push(q, h)
+	case h.pending > 0:
+		heap.Fix(q, h.index)
+	case h.index >= 0:
+		heap.Remove(q, h.index)
+	}
+}
