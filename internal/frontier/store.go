@@ -58,12 +58,13 @@ type Store struct {
 	closed atomic.Bool
 	mu     struct {
 		sync.Mutex
-		seq     uint64 // last queue sequence number used
-		leaseID uint64
-		queued  int // URLs ever queued, for Limits.CrawlBudget
-		hosts   map[string]*hostState
-		ready   hostHeap // hosts with entries, by readyAt
-		seen    *seenFilter
+		seq      uint64 // last queue sequence number used
+		leaseID  uint64
+		queued   int // URLs ever queued, for Limits.CrawlBudget
+		hosts    map[string]*hostState
+		ready    hostHeap // hosts with entries, by readyAt
+		seen     *seenFilter
+		inflight map[[16]byte]struct{} // marked seen by batches not yet applied
 	}
 }
 
@@ -117,12 +118,8 @@ func (s *Store) load(expected int) error {
 	} else if string(v) != FormatVersion {
 		return fmt.Errorf("%w (format %q, this build reads %q)", ErrIncompatible, v, FormatVersion)
 	}
-	if v, ok, err := s.get(metaKey("seq")); err != nil {
-		return err
-	} else if ok && len(v) == 8 {
-		s.mu.seq = binary.BigEndian.Uint64(v)
-	}
 	s.mu.hosts = make(map[string]*hostState)
+	s.mu.inflight = make(map[[16]byte]struct{})
 	err = s.scan([]byte{prefixHost}, func(k, v []byte) error {
 		st := &hostState{name: string(k[1:]), index: -1}
 		if err := decodeHostRecord(v, &st.hostRecord); err != nil {
@@ -152,6 +149,9 @@ func (s *Store) load(expected int) error {
 		}
 		st.pending++
 		st.queued = max(st.queued, st.pending)
+		// Sequence numbers only need to be unique among queued entries:
+		// new ones start after the largest.
+		s.mu.seq = max(s.mu.seq, binary.BigEndian.Uint64(k[len(k)-8:]))
 		return nil
 	})
 	if err != nil {
@@ -403,34 +403,41 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 	if l == nil {
 		return Added{}, errors.New("frontier: Release without a lease")
 	}
+	// Check every result before anything changes.
+	n := 0
+	settled := make(map[*Item]bool, len(req.Results))
+	for _, r := range req.Results {
+		if !leaseHas(l, r.Item) || settled[r.Item] {
+			return Added{}, fmt.Errorf("frontier: Release of %s: a result for a URL the lease does not hold, or two for one", l.Host)
+		}
+		settled[r.Item] = true
+		switch r.Outcome {
+		case Retry, Fetched, Unchanged, Gone, Failed, Disallowed, Skipped, Invalid, Duplicate:
+		default:
+			return Added{}, fmt.Errorf("frontier: unknown outcome %q for %s", r.Outcome, r.Item.URL)
+		}
+		if r.History != nil && r.Canonical == "" && r.Outcome != Retry {
+			return Added{}, fmt.Errorf("frontier: the result for %s has a history but no canonical URL", r.Item.URL)
+		}
+		n += len(r.Add) + 1
+	}
 	s.mu.Lock()
 	st := s.mu.hosts[l.Host]
 	if st == nil || st.lease == nil || st.lease.ID != l.ID {
 		s.mu.Unlock()
 		return Added{}, ErrLeaseLost
 	}
-	n := 0
-	for _, r := range req.Results {
-		n += len(r.Add) + 1
-	}
 	t := s.newTx(n)
 	defer t.close()
-	fail := func(err error) (Added, error) { return Added{}, err }
 	d := t.host(l.Host)
-	d.endLease, d.removed = true, true
-	d.rec.next = req.Next
-	settled := make(map[*Item]bool, len(req.Results))
+	d.endLease, d.removed, d.next = true, true, req.Next
 	for _, r := range req.Results {
-		if !leaseHas(l, r.Item) || settled[r.Item] {
-			return fail(fmt.Errorf("frontier: Release of %s: a result for a URL the lease does not hold, or two for one", l.Host))
-		}
-		settled[r.Item] = true
 		if err := t.settle(d, &r); err != nil {
-			return fail(err)
+			return Added{}, err
 		}
 		for i := range r.Add {
 			if err := t.admit(&r.Add[i], req.Admit); err != nil {
-				return fail(err)
+				return Added{}, err
 			}
 		}
 	}
@@ -546,7 +553,7 @@ func (s *Store) SetMeta(ctx context.Context, name, value string) (err error) {
 		return f
 	}
 	defer s.recoverFatal(&err)
-	if name == "seq" || name == "version" {
+	if name == "version" {
 		return fmt.Errorf("frontier: meta name %q is the store's own", name)
 	}
 	if err := s.db.Set(metaKey(name), []byte(value), pebble.Sync); err != nil {

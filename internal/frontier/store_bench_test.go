@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -216,66 +217,90 @@ func BenchmarkDiskBytesPerURL(b *testing.B) {
 // BenchmarkAdmissionAtScale is the frontier issue's acceptance benchmark:
 // FRONTIER_BENCH_URLS URLs (default 1,000,000; the issue asks for
 // 10,000,000) over 100,000 hosts, admitted in batches of 1,000 into an empty
-// store. It reports the admission rate over the whole run, the resident
-// memory after each tenth and at the end, and the store's size per URL.
-// Run it alone, once:
+// store by FRONTIER_BENCH_PRODUCERS goroutines at once (default 1; a crawl
+// admits from all its workers). It reports the admission rate over the
+// whole run, the resident memory after each tenth and at the end, the
+// store's size per URL, and how long opening it again takes. Run it alone,
+// once:
 //
 //	FRONTIER_BENCH_URLS=10000000 go test -tags pebblegozstd -run XXX \
 //	    -bench AdmissionAtScale -benchtime 1x -timeout 30m ./internal/frontier/
 func BenchmarkAdmissionAtScale(b *testing.B) {
-	total := 1_000_000
-	if v := os.Getenv("FRONTIER_BENCH_URLS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < benchBatch {
-			b.Fatalf("FRONTIER_BENCH_URLS=%q: want a number ≥ %d", v, benchBatch)
+	total, producers := 1_000_000, 1
+	for _, p := range []struct {
+		env string
+		v   *int
+		min int
+	}{{"FRONTIER_BENCH_URLS", &total, benchBatch}, {"FRONTIER_BENCH_PRODUCERS", &producers, 1}} {
+		if v := os.Getenv(p.env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < p.min {
+				b.Fatalf("%s=%q: want a number ≥ %d", p.env, v, p.min)
+			}
+			*p.v = n
 		}
-		total = n
 	}
+	batches := (total + benchBatch - 1) / benchBatch
 	for range b.N {
 		dir := b.TempDir()
 		s, err := frontier.Open(dir, frontier.Options{ExpectedURLs: total})
 		if err != nil {
 			b.Fatal(err)
 		}
-		step := total / 10
+		var next, admitted atomic.Int64 // batches taken, URLs admitted
+		var mu sync.Mutex
 		var rss []string
-		var busy time.Duration
-		batch := make([]frontier.Candidate, 0, benchBatch)
-		for i := range total {
-			batch = append(batch, benchCandidate(i))
-			if len(batch) == benchBatch || i == total-1 {
-				start := time.Now()
-				added, err := s.Add(ctx, frontier.Batch{Add: batch})
-				busy += time.Since(start)
-				if err != nil {
-					b.Fatal(err)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range producers {
+			wg.Go(func() {
+				batch := make([]frontier.Candidate, 0, benchBatch)
+				for {
+					n := int(next.Add(1)) - 1
+					if n >= batches {
+						return
+					}
+					batch = batch[:0]
+					for i := n * benchBatch; i < min(total, (n+1)*benchBatch); i++ {
+						batch = append(batch, benchCandidate(i))
+					}
+					added, err := s.Add(ctx, frontier.Batch{Add: batch})
+					if err != nil || added.Total() != len(batch) {
+						b.Errorf("batch %d: %d added of %d, %v", n, added.Total(), len(batch), err)
+						return
+					}
+					before := admitted.Load()
+					after := admitted.Add(int64(len(batch)))
+					if step := int64(total / 10); before/step != after/step {
+						mu.Lock()
+						rss = append(rss, strconv.FormatFloat(float64(after)/1e6, 'f', 1, 64)+"M:"+strconv.Itoa(int(residentMB()))+"MB")
+						mu.Unlock()
+					}
 				}
-				if added.Total() != len(batch) {
-					b.Fatalf("at %d: %d added of %d", i, added.Total(), len(batch))
-				}
-				batch = batch[:0]
-			}
-			if (i+1)%step == 0 {
-				rss = append(rss, strconv.Itoa((i+1)/1_000_000)+"M:"+strconv.Itoa(int(residentMB()))+"MB")
-			}
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		if b.Failed() {
+			return
 		}
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
 		}
 		size := dirSize(b, dir)
-		b.ReportMetric(float64(total)/busy.Seconds(), "URLs/s")
+		b.ReportMetric(float64(total)/elapsed.Seconds(), "URLs/s")
 		b.ReportMetric(float64(size)/float64(total), "bytes/URL")
 		b.ReportMetric(residentMB(), "RSS-MB")
 		b.ReportMetric(peakMB(), "peak-RSS-MB")
-		b.Logf("%d URLs in %v of Add; resident memory %s", total, busy.Round(time.Millisecond), strings.Join(rss, " "))
+		b.Logf("%d URLs by %d producers in %v; resident memory %s", total, producers, elapsed.Round(time.Millisecond), strings.Join(rss, " "))
 
 		// Opening the job again rebuilds the in-memory state.
-		start := time.Now()
+		reopen := time.Now()
 		s, err = frontier.Open(dir, frontier.Options{ExpectedURLs: total})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(time.Since(start).Seconds(), "reopen-s")
+		b.ReportMetric(time.Since(reopen).Seconds(), "reopen-s")
 		s.Close()
 		runtime.GC()
 	}

@@ -10,6 +10,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,6 +49,7 @@ func Run(t *testing.T, b Backend) {
 		{"Records", testRecords},
 		{"Reopen", testReopen},
 		{"Invariant", testInvariant},
+		{"Concurrent", testConcurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
 	}
@@ -674,4 +678,106 @@ func hostOf(u string) string {
 		}
 	}
 	return rest
+}
+
+// testConcurrent runs producers and workers at once: producers add URLs
+// (each offered by two of them), workers claim any host, settle what they
+// were handed (some as retries first) and admit a link per URL. Every URL
+// is queued once and settled exactly once.
+func testConcurrent(t *testing.T, b Backend) {
+	f := b.Open(t, frontier.Limits{})
+	const producers, workers, perProducer, hosts = 4, 8, 1000, 13
+	var queued, settled atomic.Int64
+	var mu sync.Mutex
+	times := map[string]int{}
+	var producing sync.WaitGroup
+	for p := range producers {
+		producing.Go(func() {
+			for i := 0; i < perProducer; i += 100 {
+				var cs []frontier.Candidate
+				for j := i; j < i+100; j++ {
+					n := (p/2)*perProducer + j // producers 0,1 offer the same URLs, as do 2,3
+					cs = append(cs, cand(host(n%hosts), "/"+strconv.Itoa(n)))
+				}
+				a, err := f.Add(ctx, frontier.Batch{Add: cs})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				queued.Add(int64(a.Total()))
+			}
+		})
+	}
+	finished := make(chan struct{})
+	go func() { producing.Wait(); close(finished) }()
+	var working sync.WaitGroup
+	for w := range workers {
+		working.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for {
+				l, _, err := f.Claim(ctx, frontier.ClaimRequest{Now: t0, Max: 3})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if l == nil {
+					select {
+					case <-finished:
+						if settled.Load() == queued.Load() {
+							return
+						}
+					default:
+					}
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				var rs []frontier.Result
+				for _, it := range l.Items {
+					if it.Attempts == 0 && rng.IntN(4) == 0 {
+						rs = append(rs, frontier.Result{Item: it, Outcome: frontier.Retry})
+						continue
+					}
+					r := done(it)
+					if !strings.HasSuffix(it.URL, "/link") {
+						r.Add = []frontier.Candidate{cand(host(rng.IntN(hosts)), strings.TrimPrefix(it.URL, "https://"+it.Host)+"/link")}
+					}
+					rs = append(rs, r)
+				}
+				a, err := f.Release(ctx, frontier.ReleaseRequest{Lease: l, Results: rs, Next: t0})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				queued.Add(int64(a.Total()))
+				mu.Lock()
+				for _, r := range rs {
+					if r.Outcome != frontier.Retry {
+						times[r.Item.URL]++
+					}
+				}
+				mu.Unlock()
+				settled.Add(int64(len(rs) - countRetries(rs)))
+			}
+		})
+	}
+	working.Wait()
+	want := 2 * perProducer * 2 // every URL once, and one link per URL
+	if int(queued.Load()) != want || len(times) != want {
+		t.Fatalf("queued %d URLs, settled %d distinct; want %d of each", queued.Load(), len(times), want)
+	}
+	for u, n := range times {
+		if n != 1 {
+			t.Errorf("%s settled %d times", u, n)
+		}
+	}
+}
+
+func countRetries(rs []frontier.Result) int {
+	n := 0
+	for _, r := range rs {
+		if r.Outcome == frontier.Retry {
+			n++
+		}
+	}
+	return n
 }
