@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,8 +108,14 @@ func TestKillNineLosesNothing(t *testing.T) {
 			}
 			return true
 		case <-time.After(5 * time.Minute):
-			cmd.Process.Kill()
-			<-exited
+			// SIGQUIT: the child prints where every goroutine is.
+			cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+			}
 			t.Fatalf("crawler did not finish\n%s", out.String())
 		}
 		return false
