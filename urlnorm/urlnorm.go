@@ -153,7 +153,7 @@ func asciiHost(host string) (string, error) {
 			break
 		}
 		// url.Parse lets through characters no host may contain.
-		if c <= ' ' || strings.IndexByte(`"#%/<>?@[\]^{|}`+"`", c) >= 0 {
+		if c <= ' ' || strings.IndexByte(`"#%/:<>?@[\]^{|}`+"`", c) >= 0 {
 			return "", fmt.Errorf("%w %q", ErrHost, host)
 		}
 	}

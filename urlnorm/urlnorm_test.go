@@ -281,3 +281,23 @@ func BenchmarkCanonical(b *testing.B) {
 		Canonical(parsed[i%len(parsed)])
 	}
 }
+
+// TestCleanRefusesColonInHost: a relative reference "//:81:81" resolves
+// (url.URL.ResolveReference) to a URL whose host, once the port is split
+// off, still holds a colon; no request could reach it.
+func TestCleanRefusesColonInHost(t *testing.T) {
+	base, _ := url.Parse("http://example.com/a/")
+	for _, ref := range []string{"//:81:81", "//a:b:80/x"} {
+		r, err := url.Parse(ref)
+		if err != nil {
+			continue // refused already
+		}
+		u := base.ResolveReference(r)
+		if _, err := Clean(u); !errors.Is(err, ErrHost) {
+			t.Errorf("Clean(%q) = %v, want ErrHost", u.Host, err)
+		}
+	}
+	if _, err := Clean(&url.URL{Scheme: "http", Host: "[::1]:81", Path: "/"}); err != nil {
+		t.Errorf("an IPv6 literal with a port: %v", err)
+	}
+}
