@@ -133,17 +133,27 @@ func (t *tx) host(name string) *hostDelta {
 	return d
 }
 
+// meet checks a candidate and returns its seen-set hash, and whether this
+// is its first appearance in the batch.
+func (t *tx) meet(c *Candidate) (h [16]byte, first bool, err error) {
+	if c.Host == "" || c.Canonical == "" || c.URL == "" {
+		return h, false, fmt.Errorf("frontier: candidate %q lacks a host, a canonical form or a URL", c.URL)
+	}
+	h = Hash(c.Canonical)
+	if _, dup := t.fresh[h]; dup {
+		return h, false, nil
+	}
+	t.fresh[h] = struct{}{}
+	return h, true, nil
+}
+
 // admit offers one URL: checked against the batch, the in-memory filter and
 // the seen-set, marked seen, then queued unless Admit or a budget refuses.
 func (t *tx) admit(c *Candidate, admit func(Candidate) bool) error {
-	if c.Host == "" || c.Canonical == "" || c.URL == "" {
-		return fmt.Errorf("frontier: candidate %q lacks a host, a canonical form or a URL", c.URL)
+	h, first, err := t.meet(c)
+	if !first || err != nil {
+		return err
 	}
-	h := Hash(c.Canonical)
-	if _, dup := t.fresh[h]; dup {
-		return nil
-	}
-	t.fresh[h] = struct{}{}
 	if _, inflight := t.s.mu.inflight[h]; inflight {
 		return nil // another batch, not yet applied, has it
 	}
@@ -198,14 +208,10 @@ func (t *tx) enqueue(d *hostDelta, host string, due time.Time, e *Entry) error {
 
 // requeue puts a visited URL back in its queue (--recrawl).
 func (t *tx) requeue(c *Candidate) error {
-	if c.Host == "" || c.Canonical == "" || c.URL == "" {
-		return fmt.Errorf("frontier: candidate %q lacks a host, a canonical form or a URL", c.URL)
+	h, first, err := t.meet(c)
+	if !first || err != nil {
+		return err
 	}
-	h := Hash(c.Canonical)
-	if _, dup := t.fresh[h]; dup {
-		return nil
-	}
-	t.fresh[h] = struct{}{}
 	hk := append([]byte{prefixHistory}, h[:]...)
 	var hist History
 	ok, err := t.s.getJSON(hk, &hist)
