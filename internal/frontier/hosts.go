@@ -13,6 +13,29 @@ type hostState struct {
 	due   time.Time // due time of the first entry of its queue
 	lease *Lease
 	index int // in hostHeap; -1 when its queue is empty
+
+	// While leased: the due time of the first entry beyond the lease's
+	// when it was claimed, and the earliest of the entries added since, so
+	// that a release knows the new head without reading the queue.
+	afterLease, addedInLease dueSet
+}
+
+// dueSet is the earliest of a set of due times, if any.
+type dueSet struct {
+	t  time.Time
+	ok bool
+}
+
+func (d *dueSet) add(t time.Time) {
+	if !d.ok || t.Before(d.t) {
+		d.t, d.ok = t, true
+	}
+}
+
+func (d *dueSet) include(o dueSet) {
+	if o.ok {
+		d.add(o.t)
+	}
 }
 
 // readyAt is when the host can next be claimed: when its lease expires, or

@@ -76,7 +76,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	cache := pebble.NewCache(64 << 20)
+	cache := pebble.NewCache(256 << 20)
 	defer cache.Unref()
 	po := &pebble.Options{
 		Logger: pebbleLogger{logger},
@@ -183,6 +183,12 @@ func (s *Store) Close() (err error) {
 		return f
 	}
 	defer s.recoverFatal(&err)
+	// Flushed first: the log's copy of the memtable is then deleted, and
+	// the job directory holds its data once, compressed.
+	if err := s.db.Flush(); err != nil {
+		s.db.Close()
+		return fmt.Errorf("frontier: close: %w", err)
+	}
 	return s.db.Close()
 }
 
@@ -351,7 +357,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 			s.mu.ready.place(st)
 			continue
 		}
-		items, err := s.dueItems(st.name, req.Now, req.Max)
+		items, after, afterOK, err := s.dueItems(st.name, req.Now, req.Max)
 		if err != nil {
 			return nil, time.Time{}, err
 		}
@@ -368,29 +374,36 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 		}
 		s.mu.leaseID++
 		st.lease = &Lease{Host: st.name, Items: items, Expires: req.Now.Add(req.TTL), ID: s.mu.leaseID}
+		st.afterLease = dueSet{after, afterOK}
+		st.addedInLease = dueSet{}
 		s.mu.ready.place(st)
 		return st.lease, time.Time{}, nil
 	}
 }
 
-// dueItems reads up to n entries of host's queue that are due at now.
-func (s *Store) dueItems(host string, now time.Time, n int) ([]*Item, error) {
+// dueItems reads up to n entries of host's queue that are due at now, and
+// the due time of the entry after them (ok false when there is none): what
+// the host's head will be once they are settled.
+func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, after time.Time, ok bool, err error) {
 	p := queuePrefix(host)
-	upper := binary.BigEndian.AppendUint64(bytes.Clone(p), timeNanos(now)+1)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: upper})
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
 	if err != nil {
-		return nil, fmt.Errorf("frontier: read queue: %w", err)
+		return nil, time.Time{}, false, fmt.Errorf("frontier: read queue: %w", err)
 	}
-	var items []*Item
-	for ok := it.First(); ok && len(items) < n; ok = it.Next() {
-		item := &Item{Host: host, Due: queueKeyDue(it.Key()), Ref: bytes.Clone(it.Key())}
+	for valid := it.First(); valid; valid = it.Next() {
+		due := queueKeyDue(it.Key())
+		if len(items) == n || due.After(now) {
+			after, ok = due, true
+			break
+		}
+		item := &Item{Host: host, Due: due, Ref: bytes.Clone(it.Key())}
 		if err := decodeEntry(it.Value(), host, &item.Entry); err != nil {
 			it.Close()
-			return nil, fmt.Errorf("%w: queue of %s", err, host)
+			return nil, time.Time{}, false, fmt.Errorf("%w: queue of %s", err, host)
 		}
 		items = append(items, item)
 	}
-	return items, it.Close()
+	return items, after, ok, it.Close()
 }
 
 // Release ends a lease.
@@ -430,7 +443,22 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 	t := s.newTx(n)
 	defer t.close()
 	d := t.host(l.Host)
-	d.endLease, d.removed, d.next = true, true, req.Next
+	d.endLease, d.next = true, req.Next
+	// The host's head after the release: the first entry beyond the lease
+	// as read when it was claimed, entries added since, and the lease's
+	// own entries that stay queued (returned, or retried).
+	d.head = st.afterLease
+	d.head.include(st.addedInLease)
+	for _, it := range l.Items {
+		if !settled[it] {
+			d.head.add(it.Due)
+		}
+	}
+	for _, r := range req.Results {
+		if r.Outcome == Retry {
+			d.head.add(later(r.RetryAt, r.Item.Due))
+		}
+	}
 	for _, r := range req.Results {
 		if err := t.settle(d, &r); err != nil {
 			return Added{}, err
@@ -442,6 +470,14 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 		}
 	}
 	return t.commitAndUnlock()
+}
+
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func leaseHas(l *Lease, item *Item) bool {

@@ -69,8 +69,8 @@ type hostDelta struct {
 	over      int       // URLs refused by a budget (already counted in st.overBudget)
 	minDue    time.Time // earliest due time of the entries the batch adds
 	adds      bool      // the batch adds entries
-	removed   bool      // the batch removes or moves entries: read the head again
 	endLease  bool
+	head      dueSet    // with endLease: the host's head after the release
 	next      time.Time // with endLease: the host's next allowed time
 	newRecord bool      // write the host record
 }
@@ -313,7 +313,7 @@ func (t *tx) commitAndUnlock() (Added, error) {
 		t.locked = true
 	}
 	// The batch is applied and visible: the in-memory state follows.
-	var err error
+	var perr error // a read that failed on the way; reported after the sync
 	for _, h := range t.marked {
 		delete(s.mu.inflight, h)
 	}
@@ -325,12 +325,22 @@ func (t *tx) commitAndUnlock() (Added, error) {
 			st.lease, st.next = nil, d.next
 		}
 		switch {
-		case d.removed:
-			due, rerr := s.headDue(name)
-			if rerr != nil && err == nil {
-				err = rerr
+		case d.endLease:
+			head := d.head
+			if d.adds {
+				head.add(d.minDue)
 			}
-			st.due = due
+			st.due = head.t
+			if !head.ok && st.pending > 0 {
+				// Entries the lease did not see: read the head.
+				due, rerr := s.headDue(name)
+				if rerr != nil && perr == nil {
+					perr = rerr
+				}
+				st.due = due
+			}
+		case d.adds && st.lease != nil:
+			st.addedInLease.add(d.minDue)
 		case d.adds && (before <= 0 || d.minDue.Before(st.due)):
 			st.due = d.minDue
 		}
@@ -338,15 +348,16 @@ func (t *tx) commitAndUnlock() (Added, error) {
 	}
 	t.locked = false
 	s.mu.Unlock()
-	if serr := t.b.SyncWait(); serr != nil {
-		// What is in memory is ahead of what is on disk: nothing more may
-		// be written until the job is opened again.
-		err = s.fail(serr)
-	}
+	err := t.b.SyncWait()
 	t.b.Close()
 	t.b = nil
 	if err != nil {
-		return Added{}, err
+		// What is in memory is ahead of what is on disk: nothing more may
+		// be written until the job is opened again.
+		return Added{}, s.fail(err)
+	}
+	if perr != nil {
+		return Added{}, perr
 	}
 	return t.added, nil
 }
