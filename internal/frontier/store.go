@@ -339,7 +339,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 		var st *hostState
 		if req.Host != "" {
 			st = s.mu.hosts[req.Host]
-			if st == nil || st.pending == 0 {
+			if st == nil || st.pending <= 0 {
 				return nil, time.Time{}, nil
 			}
 		} else {
@@ -357,27 +357,37 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 			s.mu.ready.place(st)
 			continue
 		}
+		// Lease the host first, then read its queue without the lock:
+		// nobody else settles its entries meanwhile, and entries added
+		// meanwhile are noted in addedInLease.
+		s.mu.leaseID++
+		l := &Lease{Host: st.name, Expires: req.Now.Add(req.TTL), ID: s.mu.leaseID}
+		st.lease, st.afterLease, st.addedInLease = l, dueSet{}, dueSet{}
+		s.mu.ready.place(st)
+		s.mu.Unlock()
 		items, after, afterOK, err := s.dueItems(st.name, req.Now, req.Max)
-		if err != nil {
-			return nil, time.Time{}, err
+		s.mu.Lock()
+		if st.lease != l {
+			return nil, time.Time{}, errors.New("frontier: a lease was taken while it was being read (TTL too short?)")
 		}
-		if len(items) == 0 {
-			// The first entry is not due after all: correct the heap.
-			if st.due, err = s.headDue(st.name); err != nil {
-				return nil, time.Time{}, err
-			}
-			if !st.due.After(req.Now) {
-				return nil, time.Time{}, fmt.Errorf("%w: host %q counts %d queued URLs but has none", errCorrupt, st.name, st.pending)
+		if err != nil || len(items) == 0 {
+			st.lease = nil
+			if err == nil {
+				// The first entry is not due after all: correct the heap.
+				st.due, err = s.headDue(st.name)
+				if err == nil && !st.due.After(req.Now) {
+					err = fmt.Errorf("%w: host %q counts %d queued URLs but has none", errCorrupt, st.name, st.pending)
+				}
 			}
 			s.mu.ready.place(st)
+			if err != nil {
+				return nil, time.Time{}, err
+			}
 			continue
 		}
-		s.mu.leaseID++
-		st.lease = &Lease{Host: st.name, Items: items, Expires: req.Now.Add(req.TTL), ID: s.mu.leaseID}
+		l.Items = items
 		st.afterLease = dueSet{after, afterOK}
-		st.addedInLease = dueSet{}
-		s.mu.ready.place(st)
-		return st.lease, time.Time{}, nil
+		return l, time.Time{}, nil
 	}
 }
 
