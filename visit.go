@@ -1,6 +1,7 @@
 package gentlecrawl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -290,7 +291,7 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 	for _, f := range out {
 		if f.err != nil {
 			// Interrupted or failed to record: the URL stays queued.
-			firstErr = cmpOr(firstErr, f.err)
+			firstErr = cmp.Or(firstErr, f.err)
 			continue
 		}
 		t.results = append(t.results, f.res)
@@ -309,14 +310,6 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 	}
 	c.noteDecision(host, d)
 	return c.end(ctx, t, d.Next, d.Reason, false)
-}
-
-// cmpOr returns a unless it is nil, else b.
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // pathQuery is the part of a URL that robots.txt rules match.
