@@ -54,6 +54,10 @@ func TestEntryCodec(t *testing.T) {
 	if err := decodeHostRecord([]byte{1, 2}, &got); err == nil {
 		t.Error("a short host record decoded")
 	}
+	huge := appendHostRecord(nil, &hostRecord{queued: 1 << 41})
+	if err := decodeHostRecord(huge, &got); err == nil {
+		t.Error("a host record counting 2^41 URLs decoded")
+	}
 }
 
 func TestSeenFilter(t *testing.T) {

@@ -159,6 +159,14 @@ const (
 	Retry      Outcome = "retry"      // failed for now: stays queued, one more attempt counted
 )
 
+func (o Outcome) known() bool {
+	switch o {
+	case Fetched, Unchanged, Gone, Failed, Disallowed, Skipped, Invalid, Duplicate, Retry:
+		return true
+	}
+	return false
+}
+
 // Result is the outcome of one leased URL.
 type Result struct {
 	Item      *Item

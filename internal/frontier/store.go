@@ -212,8 +212,7 @@ func Hash(canonical string) [16]byte {
 
 func seenKey(h [16]byte) []byte { return append([]byte{prefixSeen}, h[:]...) }
 
-func historyKey(canonical string) []byte {
-	h := Hash(canonical)
+func historyKey(h [16]byte) []byte {
 	return append([]byte{prefixHistory}, h[:]...)
 }
 
@@ -434,9 +433,7 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 			return Added{}, fmt.Errorf("frontier: Release of %s: a result for a URL the lease does not hold, or two for one", l.Host)
 		}
 		settled[r.Item] = true
-		switch r.Outcome {
-		case Retry, Fetched, Unchanged, Gone, Failed, Disallowed, Skipped, Invalid, Duplicate:
-		default:
+		if !r.Outcome.known() {
 			return Added{}, fmt.Errorf("frontier: unknown outcome %q for %s", r.Outcome, r.Item.URL)
 		}
 		if r.History != nil && r.Canonical == "" && r.Outcome != Retry {
@@ -541,7 +538,7 @@ func (s *Store) Hosts(ctx context.Context) ([]HostInfo, error) {
 // History returns what is known of a URL, or nil.
 func (s *Store) History(ctx context.Context, canonical string) (*History, error) {
 	var h History
-	ok, err := s.getJSON(historyKey(canonical), &h)
+	ok, err := s.getJSON(historyKey(Hash(canonical)), &h)
 	if !ok || err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -212,7 +211,7 @@ func (t *tx) requeue(c *Candidate) error {
 	if !first || err != nil {
 		return err
 	}
-	hk := append([]byte{prefixHistory}, h[:]...)
+	hk := historyKey(h)
 	var hist History
 	ok, err := t.s.getJSON(hk, &hist)
 	if err != nil || !ok || hist.Pending {
@@ -227,11 +226,10 @@ func (t *tx) requeue(c *Candidate) error {
 	return t.enqueue(t.host(c.Host), c.Host, c.Due, &c.Entry)
 }
 
-// settle applies one leased URL's result.
+// settle applies one leased URL's result, checked by Release beforehand.
 func (t *tx) settle(d *hostDelta, r *Result) error {
 	item := r.Item
-	switch r.Outcome {
-	case Retry:
+	if r.Outcome == Retry {
 		e := item.Entry
 		e.Attempts++
 		if r.RetryAt.After(item.Due) {
@@ -242,24 +240,18 @@ func (t *tx) settle(d *hostDelta, r *Result) error {
 		t.val = appendEntry(t.val[:0], item.Host, &e)
 		t.set(item.Ref, t.val)
 		return nil
-	case Fetched, Unchanged, Gone, Failed, Disallowed, Skipped, Invalid, Duplicate:
-	default:
-		return fmt.Errorf("frontier: unknown outcome %q for %s", r.Outcome, item.URL)
 	}
 	t.delete(item.Ref)
 	d.pending--
 	if r.History == nil {
 		return nil
 	}
-	if r.Canonical == "" {
-		return errors.New("frontier: a result with a history needs its canonical URL")
-	}
 	r.History.Outcome, r.History.Pending = string(r.Outcome), false
 	v, err := json.Marshal(r.History)
 	if err != nil {
 		return err
 	}
-	t.set(historyKey(r.Canonical), v)
+	t.set(historyKey(Hash(r.Canonical)), v)
 	return nil
 }
 
