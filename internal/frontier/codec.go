@@ -184,3 +184,64 @@ func queueKeyDue(k []byte) time.Time {
 	}
 	return nanosTime(binary.BigEndian.Uint64(k[len(k)-16:]))
 }
+
+// History records are binary: a flags byte, the numbers as uvarints, then
+// the strings, each a uvarint length and its bytes. Times are nanoseconds
+// since 1970 (0: none), read back in UTC.
+const historyPending = 1
+
+func appendHistory(b []byte, h *History) []byte {
+	var flags byte
+	if h.Pending {
+		flags |= historyPending
+	}
+	b = append(b, flags)
+	for _, n := range [...]uint64{uint64(max(h.Status, 0)), uint64(max(h.Size, 0)), uint64(max(h.Visits, 0)), uint64(max(h.Changes, 0)), timeNanos(h.Fetched), timeNanos(h.Captured)} {
+		b = binary.AppendUvarint(b, n)
+	}
+	for _, s := range [...]string{h.URL, h.Outcome, h.Error, h.ETag, h.LastModified, h.ContentType, h.Digest} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+func decodeHistory(v []byte, h *History) error {
+	if len(v) < 1 || v[0]&^historyPending != 0 {
+		return errCorrupt
+	}
+	pending := v[0]&historyPending != 0
+	v = v[1:]
+	var nums [6]uint64
+	for i := range nums {
+		x, n := binary.Uvarint(v)
+		if n <= 0 || x > 1<<62 {
+			return errCorrupt
+		}
+		nums[i], v = x, v[n:]
+	}
+	var strs [7]string
+	for i := range strs {
+		x, n := binary.Uvarint(v)
+		if n <= 0 || uint64(len(v)-n) < x {
+			return errCorrupt
+		}
+		strs[i], v = string(v[n:n+int(x)]), v[n+int(x):]
+	}
+	if len(v) != 0 || nums[0] > 999 || nums[2] > 1<<31 || nums[3] > 1<<31 {
+		return errCorrupt
+	}
+	*h = History{
+		URL: strs[0], Outcome: strs[1], Error: strs[2], ETag: strs[3], LastModified: strs[4], ContentType: strs[5], Digest: strs[6],
+		Status: int(nums[0]), Size: int64(nums[1]), Visits: int(nums[2]), Changes: int(nums[3]),
+		Fetched: utcTime(nums[4]), Captured: utcTime(nums[5]), Pending: pending,
+	}
+	return nil
+}
+
+func utcTime(n uint64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(n)).UTC()
+}

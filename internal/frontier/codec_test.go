@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"encoding/binary"
 	"hash/fnv"
 	"testing"
 	"time"
@@ -81,5 +82,38 @@ func TestSeenFilter(t *testing.T) {
 	}
 	if fp > 300 { // about 1% expected; 3% would mean a broken filter
 		t.Errorf("%d false positives in 10,000", fp)
+	}
+}
+
+func TestHistoryCodec(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 5, time.UTC)
+	for _, h := range []History{
+		{},
+		{URL: "https://a.test/p", Status: 200, Outcome: "fetched", ETag: `"x"`, LastModified: "Mon, 30 Nov 2026 12:00:00 GMT",
+			ContentType: "text/html", Digest: "sha1:ABC", Size: 48213, Fetched: at, Captured: at.Add(-time.Hour), Visits: 3, Changes: 1, Pending: true},
+		{URL: "https://a.test/q", Outcome: "failed", Error: "connection refused"},
+	} {
+		b := appendHistory(nil, &h)
+		var got History
+		if err := decodeHistory(b, &got); err != nil || got != h {
+			t.Errorf("round trip of %+v = %+v, %v", h, got, err)
+		}
+		// Every truncation, and a byte too many, is an error, never a panic.
+		for i := range len(b) {
+			if err := decodeHistory(b[:i], new(History)); err == nil {
+				t.Errorf("decode of %d of %d bytes succeeded", i, len(b))
+			}
+		}
+		if err := decodeHistory(append(b, 0), new(History)); err == nil {
+			t.Error("a record with a trailing byte decoded")
+		}
+	}
+	// A string length beyond the record's end, even a huge one.
+	long := append([]byte{0, 0, 0, 0, 0, 0, 0}, binary.AppendUvarint(nil, 1<<63)...)
+	if err := decodeHistory(long, new(History)); err == nil {
+		t.Error("a string longer than its record decoded")
+	}
+	if err := decodeHistory([]byte{2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, new(History)); err == nil {
+		t.Error("unknown flags decoded")
 	}
 }

@@ -31,3 +31,7 @@ func (s *Store) CompactForTest() error {
 	}
 	return s.db.Compact(context.Background(), []byte{0}, []byte{0xff}, false)
 }
+
+// SetAfterSnapshotForTest makes fn run whenever a claim's read of a queue has
+// taken its snapshot, before it reads.
+func (s *Store) SetAfterSnapshotForTest(fn func()) { s.afterSnapshot = fn }

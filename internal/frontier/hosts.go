@@ -18,6 +18,8 @@ type hostState struct {
 	// when it was claimed, and the earliest of the entries added since, so
 	// that a release knows the new head without reading the queue.
 	afterLease, addedInLease dueSet
+
+	head queueHead // a copy of the first entries of its queue, if any
 }
 
 // dueSet is the earliest of a set of due times, if any.

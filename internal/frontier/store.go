@@ -20,7 +20,7 @@ import (
 
 // FormatVersion is the layout of the keys and values in the store. A job
 // directory written with another version is refused, never rewritten.
-const FormatVersion = "3"
+const FormatVersion = "4"
 
 // ErrIncompatible is returned by Open for a store written by another format version.
 var ErrIncompatible = errors.New("frontier: job directory was written by an incompatible version of gentlecrawl")
@@ -56,7 +56,10 @@ type Store struct {
 	limits Limits
 	failed atomic.Pointer[FatalError] // set once Pebble has failed for good
 	closed atomic.Bool
-	mu     struct {
+	// afterSnapshot, when set (by tests), runs after a claim's read of a
+	// queue has taken its snapshot.
+	afterSnapshot func()
+	mu            struct {
 		sync.Mutex
 		seq      uint64 // last queue sequence number used
 		leaseID  uint64
@@ -65,6 +68,7 @@ type Store struct {
 		ready    hostHeap // hosts with entries, by readyAt
 		seen     *seenFilter
 		inflight map[[16]byte]struct{} // marked seen by batches not yet applied
+		heads    headCache
 	}
 }
 
@@ -119,6 +123,7 @@ func (s *Store) load(expected int) error {
 		return fmt.Errorf("%w (format %q, this build reads %q)", ErrIncompatible, v, FormatVersion)
 	}
 	s.mu.hosts = make(map[string]*hostState)
+	s.mu.heads.limit = headCacheBytes
 	s.mu.inflight = make(map[[16]byte]struct{})
 	err = s.scan([]byte{prefixHost}, func(k, v []byte) error {
 		st := &hostState{name: string(k[1:]), index: -1}
@@ -264,6 +269,17 @@ func (s *Store) getJSON(key []byte, v any) (bool, error) {
 	return true, nil
 }
 
+func (s *Store) getHistory(key []byte, h *History) (bool, error) {
+	v, ok, err := s.get(key)
+	if !ok || err != nil {
+		return ok, err
+	}
+	if err := decodeHistory(v, h); err != nil {
+		return false, fmt.Errorf("%w: the history of %x", err, key[1:])
+	}
+	return true, nil
+}
+
 func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
@@ -304,7 +320,7 @@ func (s *Store) Add(ctx context.Context, b Batch) (_ Added, err error) {
 	}
 	defer s.recoverFatal(&err)
 	s.mu.Lock()
-	t := s.newTx(len(b.Add) + len(b.Requeue))
+	t := s.newTx()
 	defer t.close()
 	for i := range b.Add {
 		if err := t.admit(&b.Add[i], b.Admit); err != nil {
@@ -356,24 +372,41 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 			s.mu.ready.place(st)
 			continue
 		}
-		// Lease the host first, then read its queue without the lock:
-		// nobody else settles its entries meanwhile, and entries added
-		// meanwhile are noted in addedInLease.
 		s.mu.leaseID++
 		l := &Lease{Host: st.name, Expires: req.Now.Add(req.TTL), ID: s.mu.leaseID}
 		st.lease, st.afterLease, st.addedInLease = l, dueSet{}, dueSet{}
-		s.mu.ready.place(st)
-		s.mu.Unlock()
-		items, after, afterOK, err := s.dueItems(st.name, req.Now, req.Max)
-		s.mu.Lock()
-		if st.lease != l {
-			return nil, time.Time{}, errors.New("frontier: a lease was taken while it was being read (TTL too short?)")
+		items, after, afterOK, hit, err := s.mu.heads.take(st, req.Now, req.Max)
+		if err != nil {
+			st.lease = nil
+			return nil, time.Time{}, err
+		}
+		if !hit {
+			// Read the queue without the lock: nobody else settles its
+			// entries meanwhile, and entries added meanwhile are noted in
+			// addedInLease.
+			s.mu.ready.place(st)
+			s.mu.Unlock()
+			var read []headEntry
+			var whole bool
+			items, after, afterOK, read, whole, err = s.dueItems(st.name, req.Now, req.Max)
+			s.mu.Lock()
+			if st.lease != l {
+				return nil, time.Time{}, errors.New("frontier: a lease was taken while it was being read (TTL too short?)")
+			}
+			if err == nil && !st.addedInLease.ok {
+				// No change raced with the read: keep what it saw.
+				s.mu.heads.fill(st, read, whole)
+			}
 		}
 		if err != nil || len(items) == 0 {
 			st.lease = nil
 			if err == nil {
 				// The first entry is not due after all: correct the heap.
-				st.due, err = s.headDue(st.name)
+				if afterOK {
+					st.due = after
+				} else {
+					st.due, err = s.headDue(st.name)
+				}
 				if err == nil && !st.due.After(req.Now) {
 					err = fmt.Errorf("%w: host %q counts %d queued URLs but has none", errCorrupt, st.name, st.pending)
 				}
@@ -386,33 +419,48 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 		}
 		l.Items = items
 		st.afterLease = dueSet{after, afterOK}
+		s.mu.ready.place(st)
 		return l, time.Time{}, nil
 	}
 }
 
 // dueItems reads up to n entries of host's queue that are due at now, and
 // the due time of the entry after them (ok false when there is none): what
-// the host's head will be once they are settled.
-func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, after time.Time, ok bool, err error) {
+// the host's head will be once they are settled. It returns as well the
+// entries it read, headPrefetch more than n if there are, and whether they
+// are the whole queue.
+func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, after time.Time, ok bool, read []headEntry, whole bool, err error) {
 	p := queuePrefix(host)
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
 	if err != nil {
-		return nil, time.Time{}, false, fmt.Errorf("frontier: read queue: %w", err)
+		return nil, time.Time{}, false, nil, false, fmt.Errorf("frontier: read queue: %w", err)
 	}
-	for valid := it.First(); valid; valid = it.Next() {
-		due := queueKeyDue(it.Key())
-		if len(items) == n || due.After(now) {
-			after, ok = due, true
-			break
+	if s.afterSnapshot != nil {
+		s.afterSnapshot()
+	}
+	valid := it.First()
+	for ; valid && len(read) < n+headPrefetch; valid = it.Next() {
+		k, v := it.Key(), it.Value()
+		buf := make([]byte, len(k)+len(v))
+		copy(buf, k)
+		copy(buf[len(k):], v)
+		e := headEntry{key: buf[:len(k):len(k)], val: buf[len(k):]}
+		read = append(read, e)
+		due := queueKeyDue(k)
+		if ok || len(items) == n || due.After(now) {
+			if !ok {
+				after, ok = due, true
+			}
+			continue
 		}
-		item := &Item{Host: host, Due: due, Ref: bytes.Clone(it.Key())}
-		if err := decodeEntry(it.Value(), host, &item.Entry); err != nil {
+		item := &Item{Host: host, Due: due, Ref: e.key}
+		if err := decodeEntry(e.val, host, &item.Entry); err != nil {
 			it.Close()
-			return nil, time.Time{}, false, fmt.Errorf("%w: queue of %s", err, host)
+			return nil, time.Time{}, false, nil, false, fmt.Errorf("%w: queue of %s", err, host)
 		}
 		items = append(items, item)
 	}
-	return items, after, ok, it.Close()
+	return items, after, ok, read, !valid, it.Close()
 }
 
 // Release ends a lease.
@@ -426,7 +474,6 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 		return Added{}, errors.New("frontier: Release without a lease")
 	}
 	// Check every result before anything changes.
-	n := 0
 	settled := make(map[*Item]bool, len(req.Results))
 	for _, r := range req.Results {
 		if !leaseHas(l, r.Item) || settled[r.Item] {
@@ -439,7 +486,6 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 		if r.History != nil && r.Canonical == "" && r.Outcome != Retry {
 			return Added{}, fmt.Errorf("frontier: the result for %s has a history but no canonical URL", r.Item.URL)
 		}
-		n += len(r.Add) + 1
 	}
 	s.mu.Lock()
 	st := s.mu.hosts[l.Host]
@@ -447,10 +493,10 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 		s.mu.Unlock()
 		return Added{}, ErrLeaseLost
 	}
-	t := s.newTx(n)
+	t := s.newTx()
 	defer t.close()
 	d := t.host(l.Host)
-	d.endLease, d.next = true, req.Next
+	d.endLease, d.leaseID, d.next = true, l.ID, req.Next
 	// The host's head after the release: the first entry beyond the lease
 	// as read when it was claimed, entries added since, and the lease's
 	// own entries that stay queued (returned, or retried).
@@ -538,7 +584,7 @@ func (s *Store) Hosts(ctx context.Context) ([]HostInfo, error) {
 // History returns what is known of a URL, or nil.
 func (s *Store) History(ctx context.Context, canonical string) (*History, error) {
 	var h History
-	ok, err := s.getJSON(historyKey(Hash(canonical)), &h)
+	ok, err := s.getHistory(historyKey(Hash(canonical)), &h)
 	if !ok || err != nil {
 		return nil, err
 	}
@@ -549,8 +595,8 @@ func (s *Store) History(ctx context.Context, canonical string) (*History, error)
 func (s *Store) EachHistory(ctx context.Context, fn func(*History) error) error {
 	return s.scan([]byte{prefixHistory}, func(_, v []byte) error {
 		var h History
-		if err := json.Unmarshal(v, &h); err != nil {
-			return fmt.Errorf("frontier: corrupt history: %w", err)
+		if err := decodeHistory(v, &h); err != nil {
+			return fmt.Errorf("%w: a history", err)
 		}
 		return fn(&h)
 	})

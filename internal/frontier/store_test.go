@@ -3,10 +3,12 @@ package frontier_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
@@ -52,6 +54,48 @@ func TestStoreConformance(t *testing.T) {
 func cand(host, path string) frontier.Candidate {
 	u := "https://" + host + path
 	return frontier.Candidate{Host: host, Canonical: u, Entry: frontier.Entry{URL: u}}
+}
+
+// A URL added while a claim reads its host's queue, due before the entries
+// the read saw, is not lost from the in-memory copy of the queue's head: the
+// next claim takes it first.
+func TestClaimReadRacesAnAdd(t *testing.T) {
+	s, err := frontier.Open(t.TempDir(), frontier.Options{ExpectedURLs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	var cs []frontier.Candidate
+	for i := range 4 {
+		c := cand("a.test", "/q"+strconv.Itoa(i))
+		c.Due = t0.Add(time.Duration(100+i) * time.Second)
+		cs = append(cs, c)
+	}
+	if _, err := s.Add(ctx, frontier.Batch{Add: cs}); err != nil {
+		t.Fatal(err)
+	}
+	early := cand("a.test", "/early")
+	early.Due = t0.Add(50 * time.Second)
+	s.SetAfterSnapshotForTest(func() {
+		s.SetAfterSnapshotForTest(nil)
+		if _, err := s.Add(ctx, frontier.Batch{Add: []frontier.Candidate{early}}); err != nil {
+			t.Error(err)
+		}
+	})
+	now := t0.Add(200 * time.Second)
+	l, _, err := s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Now: now, Max: 1})
+	if err != nil || l == nil || l.Items[0].URL != "https://a.test/q0" {
+		t.Fatalf("Claim = %v, %v; want /q0 (the read did not see /early)", l, err)
+	}
+	r := frontier.Result{Item: l.Items[0], Outcome: frontier.Fetched}
+	if _, err := s.Release(ctx, frontier.ReleaseRequest{Lease: l, Results: []frontier.Result{r}, Next: now}); err != nil {
+		t.Fatal(err)
+	}
+	l, _, err = s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Now: now, Max: 2})
+	if err != nil || l == nil || len(l.Items) != 2 || l.Items[0].URL != early.URL || l.Items[1].URL != "https://a.test/q1" {
+		t.Fatalf("Claim after the race = %v, %v; want /early, /q1", l, err)
+	}
 }
 
 func TestStoreRefusesOtherFormat(t *testing.T) {

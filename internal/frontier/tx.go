@@ -3,9 +3,9 @@ package frontier
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -69,21 +69,35 @@ type hostDelta struct {
 	minDue    time.Time // earliest due time of the entries the batch adds
 	adds      bool      // the batch adds entries
 	endLease  bool
+	leaseID   uint64    // with endLease: the lease it ends
 	head      dueSet    // with endLease: the host's head after the release
 	next      time.Time // with endLease: the host's next allowed time
 	newRecord bool      // write the host record
+	deleted   [][]byte  // queue keys deleted
+	rewrote   bool      // an entry was rewritten in place
 }
 
+// txPool keeps finished txs, whose maps and buffers the next ones reuse.
+var txPool = sync.Pool{New: func() any {
+	return &tx{hosts: make(map[string]*hostDelta), fresh: make(map[[16]byte]struct{})}
+}}
+
 // newTx starts a change; the caller holds s.mu, which the tx releases.
-func (s *Store) newTx(n int) *tx {
-	return &tx{
-		s:      s,
-		b:      s.db.NewBatch(),
-		locked: true,
-		hosts:  make(map[string]*hostDelta),
-		fresh:  make(map[[16]byte]struct{}, n),
-		added:  Added{Queued: make(map[string]int)},
-	}
+func (s *Store) newTx() *tx {
+	t := txPool.Get().(*tx)
+	t.s, t.b, t.locked = s, s.db.NewBatch(), true
+	return t
+}
+
+// recycle clears t for the next change and puts it in the pool.
+func (t *tx) recycle() {
+	clear(t.hosts)
+	clear(t.fresh)
+	t.s, t.b = nil, nil
+	t.marked, t.ops, t.arena = t.marked[:0], t.ops[:0], t.arena[:0]
+	t.queued, t.added = 0, Added{}
+	t.deltas = t.deltas[:0]
+	txPool.Put(t)
 }
 
 // close frees the batch and, on every early return or panic, the lock. A tx
@@ -111,6 +125,7 @@ func (t *tx) close() {
 	if t.b != nil {
 		t.b.Close()
 	}
+	t.recycle()
 }
 
 func (t *tx) host(name string) *hostDelta {
@@ -118,7 +133,8 @@ func (t *tx) host(name string) *hostDelta {
 		return d
 	}
 	if len(t.deltas) == cap(t.deltas) {
-		t.deltas = make([]hostDelta, 0, 64)
+		// A release touches one host or a few; an admission, many.
+		t.deltas = make([]hostDelta, 0, min(64, 2*max(1, cap(t.deltas))))
 	}
 	t.deltas = append(t.deltas, hostDelta{})
 	d := &t.deltas[len(t.deltas)-1]
@@ -201,6 +217,9 @@ func (t *tx) enqueue(d *hostDelta, host string, due time.Time, e *Entry) error {
 	}
 	d.adds = true
 	d.pending++
+	if t.added.Queued == nil {
+		t.added.Queued = make(map[string]int)
+	}
 	t.added.Queued[host]++
 	return nil
 }
@@ -213,16 +232,13 @@ func (t *tx) requeue(c *Candidate) error {
 	}
 	hk := historyKey(h)
 	var hist History
-	ok, err := t.s.getJSON(hk, &hist)
+	ok, err := t.s.getHistory(hk, &hist)
 	if err != nil || !ok || hist.Pending {
 		return err
 	}
 	hist.Pending = true
-	v, err := json.Marshal(&hist)
-	if err != nil {
-		return err
-	}
-	t.set(hk, v)
+	t.val = appendHistory(t.val[:0], &hist)
+	t.set(hk, t.val)
 	return t.enqueue(t.host(c.Host), c.Host, c.Due, &c.Entry)
 }
 
@@ -235,23 +251,25 @@ func (t *tx) settle(d *hostDelta, r *Result) error {
 		if r.RetryAt.After(item.Due) {
 			t.delete(item.Ref)
 			d.pending--
+			d.deleted = append(d.deleted, item.Ref)
 			return t.enqueue(d, item.Host, r.RetryAt, &e)
 		}
 		t.val = appendEntry(t.val[:0], item.Host, &e)
 		t.set(item.Ref, t.val)
+		d.rewrote = true
 		return nil
 	}
 	t.delete(item.Ref)
 	d.pending--
+	d.deleted = append(d.deleted, item.Ref)
 	if r.History == nil {
 		return nil
 	}
 	r.History.Outcome, r.History.Pending = string(r.Outcome), false
-	v, err := json.Marshal(r.History)
-	if err != nil {
-		return err
-	}
-	t.set(historyKey(Hash(r.Canonical)), v)
+	t.val = appendHistory(t.val[:0], r.History)
+	h := Hash(r.Canonical)
+	t.key = append(append(t.key[:0], prefixHistory), h[:]...)
+	t.set(t.key, t.val)
 	return nil
 }
 
@@ -313,8 +331,12 @@ func (t *tx) commitAndUnlock() (Added, error) {
 		st := d.st
 		before := st.pending
 		st.pending += d.pending
+		s.mu.heads.settled(st, d.deleted, d.rewrote, d.adds, d.minDue)
+		if d.endLease && st.lease != nil && st.lease.ID == d.leaseID {
+			st.lease = nil
+		}
 		if d.endLease {
-			st.lease, st.next = nil, d.next
+			st.next = d.next
 		}
 		switch {
 		case d.endLease:

@@ -235,6 +235,36 @@ func testDueTimes(t *testing.T, b Backend) {
 	if l, _ := claim(t, f, "", at(60), 10); l == nil || urls(l)[0] != "https://"+a+"/later" {
 		t.Fatalf("Claim at 60 s = %v; want /later", urls(l))
 	}
+
+	// A URL added due before those queued is claimed first, however the
+	// backend keeps its queues (the embedded one keeps the first entries of
+	// a claimed queue in memory).
+	b2 := host(2)
+	var cs []frontier.Candidate
+	for i := range 4 {
+		c := cand(b2, "/q"+strconv.Itoa(i))
+		c.Due = at(100 + i)
+		cs = append(cs, c)
+	}
+	add(t, f, cs...)
+	l, _ = claim(t, f, b2, at(200), 1)
+	release(t, f, l, at(200), done(l.Items[0]))
+	early := cand(b2, "/early")
+	early.Due = at(50)
+	add(t, f, early)
+	l, _ = claim(t, f, b2, at(200), 2)
+	if fmt.Sprint(urls(l)) != fmt.Sprint([]string{"https://" + b2 + "/early", "https://" + b2 + "/q1"}) {
+		t.Fatalf("lease after a URL due earlier was added = %v; want /early, then /q1", urls(l))
+	}
+	// And one added due after them waits its turn.
+	release(t, f, l, at(200), done(l.Items[0]))
+	last := cand(b2, "/last")
+	last.Due = at(150)
+	add(t, f, last)
+	l, _ = claim(t, f, b2, at(200), 5)
+	if fmt.Sprint(urls(l)) != fmt.Sprint([]string{"https://" + b2 + "/q1", "https://" + b2 + "/q2", "https://" + b2 + "/q3", "https://" + b2 + "/last"}) {
+		t.Fatalf("lease = %v; want /q1 (returned), /q2, /q3, /last", urls(l))
+	}
 }
 
 func testReleaseOutcomes(t *testing.T, b Backend) {
