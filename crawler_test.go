@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -694,5 +695,89 @@ func TestNoDelayConcurrency(t *testing.T) {
 	// none may start inside the Retry-After second.
 	if len(tooSoon) > 0 {
 		t.Errorf("%d requests started within the Retry-After window: %v", len(tooSoon), tooSoon)
+	}
+}
+
+// TestRetryAfterSurvivesRestart: a crawl stopped while a host's Retry-After
+// window is open, and resumed at once, still asks nothing of the host
+// before the window ends (the pause is kept in the job, not only in memory).
+func TestRetryAfterSurvivesRestart(t *testing.T) {
+	type hit struct {
+		path       string
+		status     int
+		start, end time.Time
+	}
+	var mu sync.Mutex
+	var hits []hit
+	pages := 0
+	served503 := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		status := 200
+		switch r.URL.Path {
+		case "/robots.txt":
+			status = 404
+		case "/":
+			mu.Lock()
+			pages++
+			first := pages == 1
+			mu.Unlock()
+			if first {
+				status = 503
+				w.Header().Set("Retry-After", "2")
+			}
+		}
+		w.WriteHeader(status)
+		mu.Lock()
+		hits = append(hits, hit{r.URL.Path, status, start, time.Now()})
+		mu.Unlock()
+		if status == 503 {
+			served503 <- struct{}{}
+		}
+	}))
+	defer srv.Close()
+	cfg := gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://a.test/"},
+		Delay:                20 * time.Millisecond,
+		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
+		AllowPrivateNetworks: true,
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-served503
+		time.Sleep(200 * time.Millisecond) // the answer recorded
+		cancel()
+	}()
+	c, err := gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := c.Run(ctx); err != nil || sum.Stopped != "interrupted" {
+		t.Fatalf("first run: %v, stopped %q; want interrupted", err, sum.Stopped)
+	}
+	c, err = gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var seq []string
+	var pauseEnd time.Time
+	for _, h := range hits {
+		seq = append(seq, fmt.Sprintf("%s=%d", h.path, h.status))
+		if h.status == 503 {
+			pauseEnd = h.end.Add(2 * time.Second)
+		} else if h.start.Before(pauseEnd) {
+			t.Errorf("%s requested %v before the Retry-After window ended", h.path, pauseEnd.Sub(h.start))
+		}
+	}
+	// robots.txt is fetched again by the second run only if it was not
+	// cached; the page must be fetched once more, after the window.
+	if n := len(seq); n < 3 || seq[n-1] != "/=200" || !slices.Contains(seq, "/=503") {
+		t.Errorf("requests %v; want the 503, then / again after the window", seq)
 	}
 }

@@ -66,7 +66,10 @@ func (c *Crawler) end(ctx context.Context, t *turn, next time.Time, reason hostl
 	if deferred {
 		pace = time.Now()
 	}
-	added, err := c.store.Release(ctx, frontier.ReleaseRequest{Lease: t.lease, Results: t.results, Next: pace, Admit: c.admit})
+	// A backoff (Retry-After, errors, slow answers) must hold after a
+	// restart; the host's own pacing is worked out again by resumeAfter.
+	pause := !deferred && reason == hostload.ReasonBackoff
+	added, err := c.store.Release(ctx, frontier.ReleaseRequest{Lease: t.lease, Results: t.results, Next: pace, Admit: c.admit, Pause: pause})
 	if err != nil {
 		c.sched.Release(t.host, 0, time.Now(), hostload.ReasonDelay)
 		return err

@@ -183,6 +183,12 @@ type ReleaseRequest struct {
 	Results []Result
 	Next    time.Time            // the host's next allowed time
 	Admit   func(Candidate) bool // as Batch.Admit, for the results' links
+	// Pause says Next is a pause the host asked for (Retry-After, a
+	// backoff), which must hold after a restart. Without it, Next is the
+	// crawler's own pacing, which a resumed crawl works out again (it
+	// waits each host's gap first): a backend may keep it in memory only,
+	// and save a write per release.
+	Pause bool
 }
 
 // HostInfo describes one host's queue.

@@ -13,6 +13,9 @@ type hostState struct {
 	due   time.Time // due time of the first entry of its queue
 	lease *Lease
 	index int // in hostHeap; -1 when its queue is empty
+	// durableNext is the next allowed time its record on disk holds; next
+	// may be later (pacing is not written, see ReleaseRequest.Pause).
+	durableNext time.Time
 
 	// While leased: the due time of the first entry beyond the lease's
 	// when it was claimed, and the earliest of the entries added since, so

@@ -130,6 +130,7 @@ func (s *Store) load(expected int) error {
 		if err := decodeHostRecord(v, &st.hostRecord); err != nil {
 			return fmt.Errorf("%w: host %q", err, st.name)
 		}
+		st.durableNext = st.next
 		s.mu.hosts[st.name] = st
 		s.mu.queued += st.queued
 		return nil
@@ -496,7 +497,7 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 	t := s.newTx()
 	defer t.close()
 	d := t.host(l.Host)
-	d.endLease, d.leaseID, d.next = true, l.ID, req.Next
+	d.endLease, d.leaseID, d.next, d.pause = true, l.ID, req.Next, req.Pause
 	// The host's head after the release: the first entry beyond the lease
 	// as read when it was claimed, entries added since, and the lease's
 	// own entries that stay queued (returned, or retried).

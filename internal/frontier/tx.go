@@ -72,6 +72,7 @@ type hostDelta struct {
 	leaseID   uint64    // with endLease: the lease it ends
 	head      dueSet    // with endLease: the host's head after the release
 	next      time.Time // with endLease: the host's next allowed time
+	pause     bool      // with endLease: next must survive a restart
 	newRecord bool      // write the host record
 	deleted   [][]byte  // queue keys deleted
 	rewrote   bool      // an entry was rewritten in place
@@ -278,19 +279,30 @@ func (t *tx) commitAndUnlock() (Added, error) {
 	s := t.s
 	serial := false
 	for name, d := range t.hosts {
-		if !d.newRecord && !d.endLease {
+		// A release writes the host's record when its next allowed time
+		// must survive a restart (a pause), or when the record holds a
+		// later one than the host has now.
+		release := d.endLease && (d.pause || d.st.durableNext.After(d.next))
+		if !d.newRecord && !release {
 			continue // nothing to keep that the queue does not say
 		}
 		rec := d.st.hostRecord
+		rec.next = d.st.durableNext
 		if d.endLease {
 			rec.next = d.next
 		}
+		d.st.durableNext = rec.next
 		t.val = appendHostRecord(t.val[:0], &rec)
 		t.set(hostKey(name), t.val)
 		serial = serial || d.newRecord
 	}
 	if len(t.ops) == 0 {
-		return t.added, nil
+		// Nothing to write (a release that settled nothing and keeps no
+		// pause): the in-memory state alone changes.
+		err := t.follow()
+		t.b.Close()
+		t.b = nil
+		return t.added, err
 	}
 	// In key order: the memtable's skiplist then finds each key's place
 	// starting from the last one's, instead of from the top (a third of
@@ -323,7 +335,29 @@ func (t *tx) commitAndUnlock() (Added, error) {
 		t.locked = true
 	}
 	// The batch is applied and visible: the in-memory state follows.
-	var perr error // a read that failed on the way; reported after the sync
+	perr := t.follow()
+	t.locked = false
+	s.mu.Unlock()
+	err := t.b.SyncWait()
+	t.b.Close()
+	t.b = nil
+	if err != nil {
+		// What is in memory is ahead of what is on disk: nothing more may
+		// be written until the job is opened again.
+		return Added{}, s.fail(err)
+	}
+	if perr != nil {
+		return Added{}, perr
+	}
+	return t.added, nil
+}
+
+// follow brings the in-memory state — seen URLs in flight, queue counts,
+// due times, leases, the heap and the copies of queue heads — in line with
+// the applied change, under s.mu. It returns a read that failed on the way,
+// which the caller reports after the sync.
+func (t *tx) follow() (perr error) {
+	s := t.s
 	for _, h := range t.marked {
 		delete(s.mu.inflight, h)
 	}
@@ -360,18 +394,5 @@ func (t *tx) commitAndUnlock() (Added, error) {
 		}
 		s.mu.ready.place(st)
 	}
-	t.locked = false
-	s.mu.Unlock()
-	err := t.b.SyncWait()
-	t.b.Close()
-	t.b = nil
-	if err != nil {
-		// What is in memory is ahead of what is on disk: nothing more may
-		// be written until the job is opened again.
-		return Added{}, s.fail(err)
-	}
-	if perr != nil {
-		return Added{}, perr
-	}
-	return t.added, nil
+	return perr
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -487,7 +488,10 @@ func testReopen(t *testing.T, b Backend) {
 	l, _ := claim(t, f, a, at(0), 1)
 	r := done(l.Items[0])
 	r.History.ETag = `"v1"`
-	release(t, f, l, at(50), r)
+	// a pauses until 50 s (a Retry-After): that must hold after a restart.
+	if _, err := f.Release(ctx, frontier.ReleaseRequest{Lease: l, Results: []frontier.Result{r}, Next: at(50), Pause: true}); err != nil {
+		t.Fatal(err)
+	}
 	// b2 is leased when the process dies.
 	if l, _ := claim(t, f, b2, at(0), 1); l == nil {
 		t.Fatal("no lease of b2")
@@ -501,7 +505,7 @@ func testReopen(t *testing.T, b Backend) {
 		t.Fatalf("after reopen, Add = %v; want /1 seen, /4 new", got.Queued)
 	}
 	// The dead process's lease is gone: b2 is claimable at once; a keeps
-	// its next allowed time.
+	// its pause.
 	l, _ = claim(t, f, "", at(1), 5)
 	if l == nil || l.Host != b2 {
 		t.Fatalf("after reopen, Claim at 1 s = %v; want %s (its lease died with the process)", urls(l), b2)
@@ -537,7 +541,8 @@ func testInvariant(t *testing.T, b Backend) {
 	)
 	model := map[string]state{}
 	due := map[string]time.Time{}     // per URL
-	allowed := map[string]time.Time{} // per host
+	allowed := map[string]time.Time{} // per host: its next allowed time
+	durable := map[string]time.Time{} // per host: the next allowed time a restart keeps
 	leases := map[string]*frontier.Lease{}
 	now := t0
 	next := 0
@@ -612,7 +617,8 @@ func testInvariant(t *testing.T, b Backend) {
 						rs = append(rs, done(it))
 					}
 				}
-				_, err := f.Release(ctx, frontier.ReleaseRequest{Lease: l, Results: rs, Next: nextAllowed})
+				pause := rng.IntN(3) == 0
+				_, err := f.Release(ctx, frontier.ReleaseRequest{Lease: l, Results: rs, Next: nextAllowed, Pause: pause})
 				delete(leases, h)
 				if l.Expires.Before(now) && errors.Is(err, frontier.ErrLeaseLost) {
 					break // expired and claimed again: the model already moved on
@@ -621,6 +627,11 @@ func testInvariant(t *testing.T, b Backend) {
 					t.Fatalf("step %d: Release: %v", step, err)
 				}
 				allowed[h] = nextAllowed
+				// What must hold after a restart: the last pause, or an
+				// earlier time that replaced it.
+				if pause || durable[h].After(nextAllowed) {
+					durable[h] = nextAllowed
+				}
 				for _, it := range l.Items {
 					if model[it.URL] == leased {
 						model[it.URL] = pending
@@ -640,6 +651,9 @@ func testInvariant(t *testing.T, b Backend) {
 				break
 			}
 			f = b.Reopen(t, f)
+			// Pacing need not survive a restart (the crawler waits each
+			// host's gap when it resumes); pauses must.
+			allowed = maps.Clone(durable)
 			for h, l := range leases {
 				for _, it := range l.Items {
 					model[it.URL] = pending
