@@ -34,6 +34,13 @@ type Frontier interface {
 	// again from req.Next. URLs of the lease without a result stay queued
 	// as they were. It fails with ErrLeaseLost when the lease expired and
 	// another claim took the host.
+	//
+	// The change is atomic, and durable shortly after Release returns: it
+	// returns once the write is applied and its sync under way, without
+	// waiting for the disk (a crash before the sync loses the release, and
+	// its URLs are leased again, as if the crash had come a moment
+	// earlier). Close waits for every sync; a sync that fails fails the
+	// frontier, and its next call reports it.
 	Release(ctx context.Context, req ReleaseRequest) (Added, error)
 
 	// Seen reports whether a canonical URL is in the seen-set.

@@ -13,7 +13,7 @@ import (
 // raced with.
 
 // headPrefetch is how many entries beyond those it takes a claim reads.
-const headPrefetch = 16
+const headPrefetch = 32
 
 // headCacheBytes bounds the memory the copies of all hosts take together;
 // beyond it, the copies of the hosts claimed longest ago are dropped.

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"container/heap"
+	"math"
 	"time"
 )
 
@@ -12,7 +13,8 @@ type hostState struct {
 	hostRecord
 	due   time.Time // due time of the first entry of its queue
 	lease *Lease
-	index int // in hostHeap; -1 when its queue is empty
+	index int   // in hostHeap; -1 when its queue is empty
+	order int64 // readyAt in nanoseconds, as the heap last placed it
 	// durableNext is the next allowed time its record on disk holds; next
 	// may be later (pacing is not written, see ReleaseRequest.Pause).
 	durableNext time.Time
@@ -61,7 +63,7 @@ type hostHeap []*hostState
 
 func (q hostHeap) Len() int { return len(q) }
 
-func (q hostHeap) Less(i, j int) bool { return q[i].readyAt().Before(q[j].readyAt()) }
+func (q hostHeap) Less(i, j int) bool { return q[i].order < q[j].order }
 
 func (q hostHeap) Swap(i, j int) {
 	q[i], q[j] = q[j], q[i]
@@ -87,6 +89,10 @@ func (q *hostHeap) Pop() any {
 // place puts h where it belongs after a change: in the heap while its queue
 // has entries, out of it when empty.
 func (q *hostHeap) place(h *hostState) {
+	h.order = math.MinInt64
+	if at := h.readyAt(); !at.IsZero() {
+		h.order = at.UnixNano()
+	}
 	switch {
 	case h.pending > 0 && h.index < 0:
 		heap.Push(q, h)

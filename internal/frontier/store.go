@@ -59,6 +59,7 @@ type Store struct {
 	// afterSnapshot, when set (by tests), runs after a claim's read of a
 	// queue has taken its snapshot.
 	afterSnapshot func()
+	syncs         sync.WaitGroup // the waiter of unsynced batches, while it runs
 	mu            struct {
 		sync.Mutex
 		seq      uint64 // last queue sequence number used
@@ -69,6 +70,8 @@ type Store struct {
 		seen     *seenFilter
 		inflight map[[16]byte]struct{} // marked seen by batches not yet applied
 		heads    headCache
+		unsynced []*pebble.Batch // applied, their fsync not yet awaited
+		waiting  bool            // a waiter goroutine is running
 	}
 }
 
@@ -183,9 +186,20 @@ func (s *Store) Close() (err error) {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	if f := s.broken(); f != nil {
-		// A failed Pebble cannot be closed cleanly; the process ending
-		// releases it, and the next Open recovers from its log.
+	s.syncs.Wait()
+	if f := s.failed.Load(); f != nil {
+		if !f.pebble {
+			// A write or sync that failed (a full disk): Pebble is sound,
+			// and closing it lets the job be opened again in this process.
+			// Its own error is the same failure.
+			func() {
+				defer s.recoverFatal(new(error))
+				s.db.Close()
+			}()
+		}
+		// A Pebble that failed on its own cannot be closed cleanly; the
+		// process ending releases it, and the next Open recovers from
+		// its log.
 		return f
 	}
 	defer s.recoverFatal(&err)
@@ -333,7 +347,7 @@ func (s *Store) Add(ctx context.Context, b Batch) (_ Added, err error) {
 			return Added{}, err
 		}
 	}
-	return t.commitAndUnlock()
+	return t.commitAndUnlock(true)
 }
 
 // Claim leases a due host.
@@ -464,6 +478,40 @@ func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, afte
 	return items, after, ok, read, !valid, it.Close()
 }
 
+// awaitSync hands b, applied and its sync asked for, to the goroutine that
+// waits for the syncs and closes the batches (started when none runs); the
+// caller holds s.mu. Syncs complete in log order, so one waiter taking them
+// in order rarely waits more than once per fsync.
+func (s *Store) awaitSync(b *pebble.Batch) {
+	s.mu.unsynced = append(s.mu.unsynced, b)
+	if s.mu.waiting {
+		return
+	}
+	s.mu.waiting = true
+	s.syncs.Add(1)
+	go func() {
+		defer s.syncs.Done()
+		var bs []*pebble.Batch
+		for {
+			s.mu.Lock()
+			bs, s.mu.unsynced = s.mu.unsynced, bs[:0]
+			if len(bs) == 0 {
+				s.mu.waiting = false
+				s.mu.Unlock()
+				return
+			}
+			s.mu.Unlock()
+			for i, b := range bs {
+				if err := b.SyncWait(); err != nil {
+					s.fail(err)
+				}
+				b.Close()
+				bs[i] = nil
+			}
+		}
+	}()
+}
+
 // Release ends a lease.
 func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err error) {
 	if f := s.broken(); f != nil {
@@ -523,7 +571,7 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 			}
 		}
 	}
-	return t.commitAndUnlock()
+	return t.commitAndUnlock(false)
 }
 
 // later returns the later of two times.
@@ -671,7 +719,7 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	p.l.Error(msg, "component", "pebble")
-	panic(&FatalError{Msg: msg})
+	panic(&FatalError{Msg: msg, pebble: true})
 }
 
 // ErrStoreFailed is matched (errors.Is) by every error of a store that has
@@ -680,7 +728,10 @@ var ErrStoreFailed = errors.New("frontier: the job's store failed")
 
 // FatalError is the failure that stopped a store. What was committed before
 // it is safe: the job resumes from there once the cause is fixed.
-type FatalError struct{ Msg string }
+type FatalError struct {
+	Msg    string
+	pebble bool // raised by Pebble itself (Fatalf), not a write that failed
+}
 
 func (e *FatalError) Error() string {
 	return "frontier: the job's store failed (" + e.Msg + "); what was recorded before is safe, and the job can be resumed once the cause (a full disk?) is fixed"

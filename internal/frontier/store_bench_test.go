@@ -120,10 +120,11 @@ func BenchmarkAdd(b *testing.B) {
 // written, and the host due again at once. 10,000 hosts hold 50 URLs each.
 //
 //   - serial: one worker; each op waits for its own fsync.
-//   - workers=32: 32 workers, as the crawler runs by default; their
+//   - workers=32: 32 workers, as the crawler runs by default (and 128, a
+//     larger crawl); their
 //     releases share fsyncs.
 func BenchmarkClaimRelease(b *testing.B) {
-	for _, workers := range []int{1, 32} {
+	for _, workers := range []int{1, 32, 128} {
 		name := "serial"
 		if workers > 1 {
 			name = "workers=" + strconv.Itoa(workers)
@@ -153,7 +154,8 @@ func BenchmarkClaimRelease(b *testing.B) {
 			stop := profileTimed(b)
 			cpu0 := cpuTime()
 			b.ResetTimer()
-			b.SetParallelism(workers)
+			// RunParallel starts parallelism × GOMAXPROCS goroutines.
+			b.SetParallelism(max(1, workers/runtime.GOMAXPROCS(0)))
 			run := func(pb interface{ Next() bool }) {
 				for pb.Next() {
 					now := time.Now()

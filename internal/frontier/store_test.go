@@ -154,6 +154,54 @@ func TestStoreFailureIsAnError(t *testing.T) {
 	}
 }
 
+// TestReleaseOnFailingDisk: a release returns before its sync; when the sync
+// fails, the store fails, its next call says so, and the job opened again
+// has the lease's URL still pending (the release is lost, nothing else).
+func TestReleaseOnFailingDisk(t *testing.T) {
+	var failing atomic.Bool
+	fs := errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if failing.Load() && (op.Kind == errorfs.OpFileWrite || op.Kind == errorfs.OpFileSync) {
+			return syscall.ENOSPC
+		}
+		return nil
+	}))
+	dir := t.TempDir()
+	s, err := frontier.Open(dir, frontier.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, frontier.Batch{Add: []frontier.Candidate{cand("a.test", "/1")}}); err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Max: 1})
+	if err != nil || l == nil {
+		t.Fatalf("Claim = %v, %v", l, err)
+	}
+	failing.Store(true)
+	r := frontier.Result{Item: l.Items[0], Outcome: frontier.Fetched, Canonical: l.Items[0].URL, History: &frontier.History{URL: l.Items[0].URL, Status: 200}}
+	_, rerr := s.Release(ctx, frontier.ReleaseRequest{Lease: l, Results: []frontier.Result{r}})
+	if rerr != nil && !errors.Is(rerr, frontier.ErrStoreFailed) {
+		t.Fatalf("Release on a full disk = %v; want nil (the sync not awaited) or ErrStoreFailed", rerr)
+	}
+	// Close waits for the sync, and reports its failure.
+	if err := s.Close(); !errors.Is(err, frontier.ErrStoreFailed) {
+		t.Fatalf("Close after a failed sync = %v, want ErrStoreFailed", err)
+	}
+	if _, _, err := s.Claim(ctx, frontier.ClaimRequest{}); !errors.Is(err, frontier.ErrStoreFailed) {
+		t.Errorf("after the failure Claim = %v, want ErrStoreFailed", err)
+	}
+	failing.Store(false)
+	s, err = frontier.Open(dir, frontier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l, _, err = s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Max: 1})
+	if err != nil || l == nil || l.Items[0].URL != "https://a.test/1" {
+		t.Fatalf("after reopening, Claim = %v, %v; want /1 pending again", l, err)
+	}
+}
+
 // TestStoreSeenFilterPastCapacity: a crawl that sees far more URLs than the
 // filter was sized for stays exact.
 func TestStoreSeenFilterPastCapacity(t *testing.T) {

@@ -274,8 +274,9 @@ func (t *tx) settle(d *hostDelta, r *Result) error {
 	return nil
 }
 
-// commitAndUnlock writes the batch (see tx) and returns what it queued.
-func (t *tx) commitAndUnlock() (Added, error) {
+// commitAndUnlock writes the batch (see tx) and returns what it queued: once
+// it is synced, or with wait false once the sync has been asked for.
+func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 	s := t.s
 	serial := false
 	for name, d := range t.hosts {
@@ -336,6 +337,15 @@ func (t *tx) commitAndUnlock() (Added, error) {
 	}
 	// The batch is applied and visible: the in-memory state follows.
 	perr := t.follow()
+	if !wait && perr == nil {
+		// The fsync is under way: the store's waiter awaits it, and a
+		// failure fails the store (see Store.Release).
+		s.awaitSync(t.b)
+		t.b = nil
+		t.locked = false
+		s.mu.Unlock()
+		return t.added, nil
+	}
 	t.locked = false
 	s.mu.Unlock()
 	err := t.b.SyncWait()
