@@ -89,15 +89,19 @@ func (q *hostHeap) Pop() any {
 // place puts h where it belongs after a change: in the heap while its queue
 // has entries, out of it when empty.
 func (q *hostHeap) place(h *hostState) {
-	h.order = math.MinInt64
+	order := int64(math.MinInt64)
 	if at := h.readyAt(); !at.IsZero() {
-		h.order = at.UnixNano()
+		order = at.UnixNano()
 	}
+	moved := order != h.order
+	h.order = order
 	switch {
 	case h.pending > 0 && h.index < 0:
 		heap.Push(q, h)
 	case h.pending > 0:
-		heap.Fix(q, h.index)
+		if moved {
+			heap.Fix(q, h.index)
+		}
 	case h.index >= 0:
 		heap.Remove(q, h.index)
 	}

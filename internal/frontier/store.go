@@ -62,13 +62,15 @@ type Store struct {
 	syncs         sync.WaitGroup // the waiter of unsynced batches, while it runs
 	mu            struct {
 		sync.Mutex
-		seq      uint64 // last queue sequence number used
-		leaseID  uint64
-		queued   int // URLs ever queued, for Limits.CrawlBudget
-		hosts    map[string]*hostState
-		ready    hostHeap // hosts with entries, by readyAt
-		seen     *seenFilter
-		inflight map[[16]byte]struct{} // marked seen by batches not yet applied
+		seq     uint64 // last queue sequence number used
+		leaseID uint64
+		queued  int // URLs ever queued, for Limits.CrawlBudget
+		hosts   map[string]*hostState
+		ready   hostHeap // hosts with entries, by readyAt
+		seen    *seenFilter
+		// Txs that met URLs and are not yet applied: a URL one of them met
+		// is seen, or about to be.
+		inflight map[*tx]struct{}
 		heads    headCache
 		unsynced []*pebble.Batch // applied, their fsync not yet awaited
 		waiting  bool            // a waiter goroutine is running
@@ -127,7 +129,7 @@ func (s *Store) load(expected int) error {
 	}
 	s.mu.hosts = make(map[string]*hostState)
 	s.mu.heads.limit = headCacheBytes
-	s.mu.inflight = make(map[[16]byte]struct{})
+	s.mu.inflight = make(map[*tx]struct{})
 	err = s.scan([]byte{prefixHost}, func(k, v []byte) error {
 		st := &hostState{name: string(k[1:]), index: -1}
 		if err := decodeHostRecord(v, &st.hostRecord); err != nil {
@@ -334,13 +336,16 @@ func (s *Store) Add(ctx context.Context, b Batch) (_ Added, err error) {
 		return Added{}, f
 	}
 	defer s.recoverFatal(&err)
-	s.mu.Lock()
 	t := s.newTx()
 	defer t.close()
 	for i := range b.Add {
-		if err := t.admit(&b.Add[i], b.Admit); err != nil {
+		if err := t.prepare(&b.Add[i], b.Admit); err != nil {
 			return Added{}, err
 		}
+	}
+	t.lock()
+	if err := t.admitPrepared(); err != nil {
+		return Added{}, err
 	}
 	for i := range b.Requeue {
 		if err := t.requeue(&b.Requeue[i]); err != nil {
@@ -536,14 +541,20 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 			return Added{}, fmt.Errorf("frontier: the result for %s has a history but no canonical URL", r.Item.URL)
 		}
 	}
-	s.mu.Lock()
-	st := s.mu.hosts[l.Host]
-	if st == nil || st.lease == nil || st.lease.ID != l.ID {
-		s.mu.Unlock()
-		return Added{}, ErrLeaseLost
-	}
 	t := s.newTx()
 	defer t.close()
+	for _, r := range req.Results {
+		for i := range r.Add {
+			if err := t.prepare(&r.Add[i], req.Admit); err != nil {
+				return Added{}, err
+			}
+		}
+	}
+	t.lock()
+	st := s.mu.hosts[l.Host]
+	if st == nil || st.lease == nil || st.lease.ID != l.ID {
+		return Added{}, ErrLeaseLost
+	}
 	d := t.host(l.Host)
 	d.endLease, d.leaseID, d.next, d.pause = true, l.ID, req.Next, req.Pause
 	// The host's head after the release: the first entry beyond the lease
@@ -565,11 +576,9 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 		if err := t.settle(d, &r); err != nil {
 			return Added{}, err
 		}
-		for i := range r.Add {
-			if err := t.admit(&r.Add[i], req.Admit); err != nil {
-				return Added{}, err
-			}
-		}
+	}
+	if err := t.admitPrepared(); err != nil {
+		return Added{}, err
 	}
 	return t.commitAndUnlock(false)
 }

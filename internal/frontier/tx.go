@@ -29,7 +29,7 @@ type tx struct {
 	locked bool // holds s.mu
 	hosts  map[string]*hostDelta
 	fresh  map[[16]byte]struct{} // URLs met in this batch
-	marked [][16]byte            // added to the seen-set: in flight until applied
+	pre    []prepared            // candidates checked and hashed, before the lock
 	queued int                   // URLs queued, for the crawl budget
 	added  Added
 	deltas []hostDelta // allocated in chunks
@@ -74,6 +74,7 @@ type hostDelta struct {
 	next      time.Time // with endLease: the host's next allowed time
 	pause     bool      // with endLease: next must survive a restart
 	newRecord bool      // write the host record
+	enqueued  int       // entries added
 	deleted   [][]byte  // queue keys deleted
 	rewrote   bool      // an entry was rewritten in place
 }
@@ -83,11 +84,17 @@ var txPool = sync.Pool{New: func() any {
 	return &tx{hosts: make(map[string]*hostDelta), fresh: make(map[[16]byte]struct{})}
 }}
 
-// newTx starts a change; the caller holds s.mu, which the tx releases.
+// newTx starts a change. What needs no lock (checking and hashing the
+// candidates) comes first; then lock takes s.mu, which the tx releases.
 func (s *Store) newTx() *tx {
 	t := txPool.Get().(*tx)
-	t.s, t.b, t.locked = s, s.db.NewBatch(), true
+	t.s, t.b = s, s.db.NewBatch()
 	return t
+}
+
+func (t *tx) lock() {
+	t.s.mu.Lock()
+	t.locked = true
 }
 
 // recycle clears t for the next change and puts it in the pool.
@@ -95,7 +102,9 @@ func (t *tx) recycle() {
 	clear(t.hosts)
 	clear(t.fresh)
 	t.s, t.b = nil, nil
-	t.marked, t.ops, t.arena = t.marked[:0], t.ops[:0], t.arena[:0]
+	t.ops, t.arena = t.ops[:0], t.arena[:0]
+	clear(t.pre)
+	t.pre = t.pre[:0]
 	t.queued, t.added = 0, Added{}
 	t.deltas = t.deltas[:0]
 	txPool.Put(t)
@@ -110,9 +119,7 @@ func (t *tx) close() {
 		t.locked = true
 	}
 	if t.b != nil {
-		for _, h := range t.marked {
-			delete(t.s.mu.inflight, h)
-		}
+		delete(t.s.mu.inflight, t)
 		for _, d := range t.hosts {
 			d.st.queued -= d.queued
 			d.st.overBudget -= d.over
@@ -163,26 +170,55 @@ func (t *tx) meet(c *Candidate) (h [16]byte, first bool, err error) {
 	return h, true, nil
 }
 
-// admit offers one URL: checked against the batch, the in-memory filter and
-// the seen-set, marked seen, then queued unless Admit or a budget refuses.
-func (t *tx) admit(c *Candidate, admit func(Candidate) bool) error {
+// prepared is a candidate met for the first time in its tx, with its hash.
+type prepared struct {
+	c     *Candidate
+	h     [16]byte
+	admit func(Candidate) bool
+}
+
+// prepare checks a candidate, hashes it and drops a repeat within the tx,
+// without the lock.
+func (t *tx) prepare(c *Candidate, admit func(Candidate) bool) error {
 	h, first, err := t.meet(c)
-	if !first || err != nil {
-		return err
+	if first && err == nil {
+		t.pre = append(t.pre, prepared{c, h, admit})
 	}
-	if _, inflight := t.s.mu.inflight[h]; inflight {
-		return nil // another batch, not yet applied, has it
+	return err
+}
+
+// admitPrepared admits the prepared candidates, under the lock.
+func (t *tx) admitPrepared() error {
+	for i := range t.pre {
+		p := &t.pre[i]
+		if err := t.admit(p.c, p.h, p.admit); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// admit offers one URL, met for the first time in the tx: checked against
+// the in-memory filter and the seen-set, marked seen, then queued unless
+// Admit or a budget refuses.
+func (t *tx) admit(c *Candidate, h [16]byte, admit func(Candidate) bool) error {
 	t.key = append(append(t.key[:0], prefixSeen), h[:]...)
 	if t.s.mu.seen.mayContain(h[:]) {
+		// The filter knows it, or errs: ask the txs in flight (which put
+		// their URLs in the filter before the store has them), then the
+		// store.
+		for o := range t.s.mu.inflight {
+			if _, met := o.fresh[h]; met && o != t {
+				return nil
+			}
+		}
 		seen, err := t.s.has(t.key)
 		if err != nil || seen {
 			return err
 		}
 	}
 	t.set(t.key, nil)
-	t.marked = append(t.marked, h)
-	t.s.mu.inflight[h] = struct{}{}
+	t.s.mu.inflight[t] = struct{}{}
 	t.s.mu.seen.add(h[:])
 	if admit != nil && !admit(*c) {
 		return nil
@@ -218,10 +254,7 @@ func (t *tx) enqueue(d *hostDelta, host string, due time.Time, e *Entry) error {
 	}
 	d.adds = true
 	d.pending++
-	if t.added.Queued == nil {
-		t.added.Queued = make(map[string]int)
-	}
-	t.added.Queued[host]++
+	d.enqueued++
 	return nil
 }
 
@@ -303,7 +336,12 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 		err := t.follow()
 		t.b.Close()
 		t.b = nil
-		return t.added, err
+		return t.result(), err
+	}
+	if !serial {
+		// Everything is decided: the rest needs no lock.
+		t.locked = false
+		s.mu.Unlock()
 	}
 	// In key order: the memtable's skiplist then finds each key's place
 	// starting from the last one's, instead of from the top (a third of
@@ -321,10 +359,6 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 		if err != nil {
 			return Added{}, err
 		}
-	}
-	if !serial {
-		t.locked = false
-		s.mu.Unlock()
 	}
 	// Synced: a URL settled must stay settled when the process is killed
 	// (Pebble keeps unsynced log writes in memory until a block fills).
@@ -344,7 +378,7 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 		t.b = nil
 		t.locked = false
 		s.mu.Unlock()
-		return t.added, nil
+		return t.result(), nil
 	}
 	t.locked = false
 	s.mu.Unlock()
@@ -359,7 +393,7 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 	if perr != nil {
 		return Added{}, perr
 	}
-	return t.added, nil
+	return t.result(), nil
 }
 
 // follow brings the in-memory state — seen URLs in flight, queue counts,
@@ -368,9 +402,7 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 // which the caller reports after the sync.
 func (t *tx) follow() (perr error) {
 	s := t.s
-	for _, h := range t.marked {
-		delete(s.mu.inflight, h)
-	}
+	delete(s.mu.inflight, t)
 	for name, d := range t.hosts {
 		st := d.st
 		before := st.pending
@@ -405,4 +437,17 @@ func (t *tx) follow() (perr error) {
 		s.mu.ready.place(st)
 	}
 	return perr
+}
+
+// result is what the tx queued, per host.
+func (t *tx) result() Added {
+	for name, d := range t.hosts {
+		if d.enqueued > 0 {
+			if t.added.Queued == nil {
+				t.added.Queued = make(map[string]int)
+			}
+			t.added.Queued[name] = d.enqueued
+		}
+	}
+	return t.added
 }
