@@ -19,6 +19,13 @@ import (
 // (its holder died) expires, and its URLs are claimed again.
 //
 // Implementations are safe for concurrent use.
+//
+// Add and Release are atomic, and durable shortly after they return: they
+// return once the change is applied and its sync under way, without
+// waiting for the disk. A crash before the sync loses the change, as if the
+// crash had come a moment earlier (a lost release's URLs are leased again;
+// a crawl offers its seeds again when it resumes). Close waits for every
+// sync; a sync that fails fails the frontier, and its next call says so.
 type Frontier interface {
 	// Add offers URLs. Each new one (not in the seen-set, not a repeat in
 	// the batch) is marked seen and, unless Admit refuses it or a budget is
@@ -34,13 +41,6 @@ type Frontier interface {
 	// again from req.Next. URLs of the lease without a result stay queued
 	// as they were. It fails with ErrLeaseLost when the lease expired and
 	// another claim took the host.
-	//
-	// The change is atomic, and durable shortly after Release returns: it
-	// returns once the write is applied and its sync under way, without
-	// waiting for the disk (a crash before the sync loses the release, and
-	// its URLs are leased again, as if the crash had come a moment
-	// earlier). Close waits for every sync; a sync that fails fails the
-	// frontier, and its next call reports it.
 	Release(ctx context.Context, req ReleaseRequest) (Added, error)
 
 	// Seen reports whether a canonical URL is in the seen-set.

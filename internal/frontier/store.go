@@ -352,7 +352,7 @@ func (s *Store) Add(ctx context.Context, b Batch) (_ Added, err error) {
 			return Added{}, err
 		}
 	}
-	return t.commitAndUnlock(true)
+	return t.commitAndUnlock(false)
 }
 
 // Claim leases a due host.
@@ -616,7 +616,7 @@ func (s *Store) MarkSeen(ctx context.Context, canonical string) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.db.Set(seenKey(h), nil, pebble.NoSync); err != nil {
-		return fmt.Errorf("frontier: write: %w", err)
+		return s.fail(err)
 	}
 	s.mu.seen.add(h[:])
 	return nil
@@ -683,7 +683,7 @@ func (s *Store) PutRobots(ctx context.Context, origin string, r *RobotsRecord) (
 	// Synced: after a crash, a lost record would mean asking for
 	// robots.txt again at once, and forgetting the host's Crawl-delay.
 	if err := s.db.Set(robotsKey(origin), b, pebble.Sync); err != nil {
-		return fmt.Errorf("frontier: write robots: %w", err)
+		return s.fail(err)
 	}
 	return nil
 }
@@ -704,7 +704,7 @@ func (s *Store) SetMeta(ctx context.Context, name, value string) (err error) {
 		return fmt.Errorf("frontier: meta name %q is the store's own", name)
 	}
 	if err := s.db.Set(metaKey(name), []byte(value), pebble.Sync); err != nil {
-		return fmt.Errorf("frontier: write meta: %w", err)
+		return s.fail(err)
 	}
 	return nil
 }

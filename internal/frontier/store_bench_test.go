@@ -61,7 +61,8 @@ func admit(b *testing.B, s *frontier.Store, from, to int) {
 
 // BenchmarkAdd measures admission: one op is one Add of a batch of 1,000
 // candidates spread over 100,000 hosts, each checked against the seen-set,
-// committed with an fsync. The candidates are built before the timer starts.
+// committed with an fsync asked for (not awaited: see frontier.Frontier). The
+// candidates are built before the timer starts.
 //
 //   - new: every candidate is new (seen key, queue entry, host records).
 //   - half-seen: half of each batch was admitted before and is dropped by
@@ -119,7 +120,8 @@ func BenchmarkAdd(b *testing.B) {
 // due first (one URL), then Release with the URL fetched, its history
 // written, and the host due again at once. 10,000 hosts hold 50 URLs each.
 //
-//   - serial: one worker; each op waits for its own fsync.
+//   - serial: one worker (its releases' fsyncs are not awaited, see
+//     frontier.Frontier, so they are shared too).
 //   - workers=32: 32 workers, as the crawler runs by default (and 128, a
 //     larger crawl); their
 //     releases share fsyncs.

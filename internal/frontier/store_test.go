@@ -139,9 +139,13 @@ func TestStoreFailureIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	failing.Store(true)
+	// Add does not wait for its sync: it fails, or the next call does.
 	_, err = s.Add(ctx, frontier.Batch{Add: []frontier.Candidate{cand(a, "/2")}})
+	if err == nil {
+		err = s.PutRobots(ctx, a, &frontier.RobotsRecord{})
+	}
 	if !errors.Is(err, frontier.ErrStoreFailed) || !strings.Contains(err.Error(), "resumed") {
-		t.Fatalf("Add on a full disk = %v; want ErrStoreFailed with a clear message", err)
+		t.Fatalf("Add on a full disk, then PutRobots = %v; want ErrStoreFailed with a clear message", err)
 	}
 	if err := s.PutRobots(ctx, a, &frontier.RobotsRecord{}); !errors.Is(err, frontier.ErrStoreFailed) {
 		t.Errorf("after the failure PutRobots = %v, want ErrStoreFailed", err)
@@ -171,6 +175,10 @@ func TestReleaseOnFailingDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := s.Add(ctx, frontier.Batch{Add: []frontier.Candidate{cand("a.test", "/1")}}); err != nil {
+		t.Fatal(err)
+	}
+	// A synced write: the Add before it is on disk too.
+	if err := s.SetMeta(ctx, "note", "x"); err != nil {
 		t.Fatal(err)
 	}
 	l, _, err := s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Max: 1})

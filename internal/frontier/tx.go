@@ -360,8 +360,9 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 			return Added{}, err
 		}
 	}
-	// Synced: a URL settled must stay settled when the process is killed
-	// (Pebble keeps unsynced log writes in memory until a block fills).
+	// With an fsync asked for: a URL settled must stay settled when the
+	// process is killed (Pebble keeps unsynced log writes in memory until
+	// a block fills), whether or not the caller waits for it.
 	if err := s.db.ApplyNoSyncWait(t.b, pebble.Sync); err != nil {
 		return Added{}, s.fail(err)
 	}
