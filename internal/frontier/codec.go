@@ -71,16 +71,9 @@ func decodeEntry(v []byte, host string, e *Entry) error {
 		return errCorrupt
 	}
 	flags := v[0]
-	v = v[1:]
 	var nums [4]uint64
-	for i := range nums {
-		x, n := binary.Uvarint(v)
-		if n <= 0 || x > 1<<31 {
-			return errCorrupt
-		}
-		nums[i], v = x, v[n:]
-	}
-	if uint64(len(v)) < nums[3] {
+	v, ok := uvarints(v[1:], nums[:], 1<<31)
+	if !ok || uint64(len(v)) < nums[3] {
 		return errCorrupt
 	}
 	*e = Entry{
@@ -121,14 +114,7 @@ func appendHostRecord(b []byte, r *hostRecord) []byte {
 
 func decodeHostRecord(v []byte, r *hostRecord) error {
 	var nums [3]uint64
-	for i := range nums {
-		x, n := binary.Uvarint(v)
-		if n <= 0 {
-			return errCorrupt
-		}
-		nums[i], v = x, v[n:]
-	}
-	if nums[1] > 1<<40 || nums[2] > 1<<40 {
+	if _, ok := uvarints(v, nums[:], 1<<63); !ok || nums[1] > 1<<40 || nums[2] > 1<<40 {
 		return errCorrupt
 	}
 	*r = hostRecord{next: nanosTime(nums[0]), queued: int(nums[1]), overBudget: int(nums[2])}
@@ -211,14 +197,10 @@ func decodeHistory(v []byte, h *History) error {
 		return errCorrupt
 	}
 	pending := v[0]&historyPending != 0
-	v = v[1:]
 	var nums [6]uint64
-	for i := range nums {
-		x, n := binary.Uvarint(v)
-		if n <= 0 || x > 1<<62 {
-			return errCorrupt
-		}
-		nums[i], v = x, v[n:]
+	v, ok := uvarints(v[1:], nums[:], 1<<62)
+	if !ok {
+		return errCorrupt
 	}
 	var strs [7]string
 	for i := range strs {
@@ -244,4 +226,17 @@ func utcTime(n uint64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, int64(n)).UTC()
+}
+
+// uvarints reads len(nums) uvarints from v, each at most limit, and returns
+// the rest of v; ok is false when one is missing, malformed or too large.
+func uvarints(v []byte, nums []uint64, limit uint64) (rest []byte, ok bool) {
+	for i := range nums {
+		x, n := binary.Uvarint(v)
+		if n <= 0 || x > limit {
+			return nil, false
+		}
+		nums[i], v = x, v[n:]
+	}
+	return v, true
 }
