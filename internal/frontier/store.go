@@ -43,14 +43,14 @@ type Options struct {
 // Store is the embedded Frontier: queues, seen-set, host records, fetch
 // history and robots cache in a Pebble database in the job directory.
 //
-// Every change goes through one path under one lock — a batch built and
-// handed to Pebble's commit pipeline in order — and the lock is let go
-// before the batch's fsync is awaited, so that concurrent releases share
-// their fsyncs. The per-host queue counts, next allowed times and the host
-// heap live in memory, rebuilt at Open from the host records, which are
-// written in the same batch as the queues they describe. Leases live in
-// memory only: those of a process that died are gone when the job is
-// opened again, and their URLs are claimed again.
+// Every change goes through one path (tx): decided under one lock, then
+// handed to Pebble's commit pipeline without it, so that concurrent changes
+// share their fsyncs, which one waiter goroutine awaits (see Frontier). The
+// per-host queue counts, due times and the host heap live in memory,
+// rebuilt at Open from the queues and the host records (which keep budgets'
+// counts and pauses); so do copies of the first entries of claimed queues
+// (head.go). Leases live in memory only: those of a process that died are
+// gone when the job is opened again, and their URLs are claimed again.
 type Store struct {
 	db     *pebble.DB
 	limits Limits
