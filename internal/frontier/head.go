@@ -20,17 +20,19 @@ const headPrefetch = 32
 const headCacheBytes = 64 << 20
 
 // headEntry is a queue entry as stored: its key and its encoded value,
-// which share one allocation.
+// slices of a buffer the entries of one read share.
 type headEntry struct{ key, val []byte }
 
-func (e headEntry) size() int { return len(e.key) + len(e.val) + 64 }
+// headEntrySize is what an entry costs beside its bytes: the slice headers
+// and the lease Item it may become.
+const headEntrySize = 48
 
 // queueHead is the copy of the first entries of one host's queue.
 type queueHead struct {
 	entries []headEntry // in key order; while ok, the queue's first len(entries)
 	ok      bool
 	whole   bool // entries are the whole queue
-	bytes   int
+	bytes   int  // the memory the copy holds: its buffers and entries
 	// The host's neighbours in its headCache's list, most recently used
 	// first.
 	prev, next *hostState
@@ -84,17 +86,17 @@ func (c *headCache) drop(st *hostState) {
 	*h = queueHead{}
 }
 
-// fill makes entries st's copy (whole: the queue has no others), dropping
-// the copies used longest ago while the cache is over its limit.
-func (c *headCache) fill(st *hostState, entries []headEntry, whole bool) {
+// fill makes entries st's copy (whole: the queue has no others; buffered:
+// the bytes of the buffers they are slices of), dropping the copies used
+// longest ago while the cache is over its limit. The memory is counted
+// until the copy is dropped: settled entries leave the copy but not its
+// buffers.
+func (c *headCache) fill(st *hostState, entries []headEntry, whole bool, buffered int) {
 	c.drop(st)
 	if len(entries) == 0 {
 		return
 	}
-	n := 0
-	for _, e := range entries {
-		n += e.size()
-	}
+	n := buffered + headEntrySize*cap(entries)
 	if n > c.limit {
 		return
 	}
@@ -150,7 +152,12 @@ func (c *headCache) settled(st *hostState, refs [][]byte, rewrote, added bool, m
 		c.drop(st)
 		return
 	}
-	if len(refs) > 0 {
+	if len(refs) > 0 && len(refs) <= len(h.entries) && sameKeys(h.entries[:len(refs)], refs) {
+		// The usual case: a lease's entries were the first ones, settled
+		// in their order.
+		clear(h.entries[:len(refs)])
+		h.entries = h.entries[len(refs):]
+	} else if len(refs) > 0 {
 		kept := h.entries[:0]
 		for _, e := range h.entries {
 			gone := false
@@ -160,10 +167,7 @@ func (c *headCache) settled(st *hostState, refs [][]byte, rewrote, added bool, m
 					break
 				}
 			}
-			if gone {
-				c.bytes -= e.size()
-				h.bytes -= e.size()
-			} else {
+			if !gone {
 				kept = append(kept, e)
 			}
 		}
@@ -182,4 +186,14 @@ func (c *headCache) settled(st *hostState, refs [][]byte, rewrote, added bool, m
 	if len(h.entries) == 0 {
 		c.drop(st)
 	}
+}
+
+// sameKeys reports whether entries have the keys refs, in order.
+func sameKeys(entries []headEntry, refs [][]byte) bool {
+	for i, e := range entries {
+		if !bytes.Equal(e.key, refs[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -408,14 +408,15 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 			s.mu.Unlock()
 			var read []headEntry
 			var whole bool
-			items, after, afterOK, read, whole, err = s.dueItems(st.name, req.Now, req.Max)
+			var buffered int
+			items, after, afterOK, read, whole, buffered, err = s.dueItems(st.name, req.Now, req.Max)
 			s.mu.Lock()
 			if st.lease != l {
 				return nil, time.Time{}, errors.New("frontier: a lease was taken while it was being read (TTL too short?)")
 			}
 			if err == nil && !st.addedInLease.ok {
 				// No change raced with the read: keep what it saw.
-				s.mu.heads.fill(st, read, whole)
+				s.mu.heads.fill(st, read, whole, buffered)
 			}
 		}
 		if err != nil || len(items) == 0 {
@@ -449,22 +450,27 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 // the host's head will be once they are settled. It returns as well the
 // entries it read, headPrefetch more than n if there are, and whether they
 // are the whole queue.
-func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, after time.Time, ok bool, read []headEntry, whole bool, err error) {
+func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, after time.Time, ok bool, read []headEntry, whole bool, buffered int, err error) {
 	p := queuePrefix(host)
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
 	if err != nil {
-		return nil, time.Time{}, false, nil, false, fmt.Errorf("frontier: read queue: %w", err)
+		return nil, time.Time{}, false, nil, false, 0, fmt.Errorf("frontier: read queue: %w", err)
 	}
 	if s.afterSnapshot != nil {
 		s.afterSnapshot()
 	}
+	var buf []byte // the entries' bytes, a few allocations for all of them
 	valid := it.First()
 	for ; valid && len(read) < n+headPrefetch; valid = it.Next() {
 		k, v := it.Key(), it.Value()
-		buf := make([]byte, len(k)+len(v))
-		copy(buf, k)
-		copy(buf[len(k):], v)
-		e := headEntry{key: buf[:len(k):len(k)], val: buf[len(k):]}
+		if len(buf)+len(k)+len(v) > cap(buf) {
+			// Room for the rest at this entry's size.
+			buf = make([]byte, 0, (len(k)+len(v))*(n+headPrefetch-len(read)))
+			buffered += cap(buf)
+		}
+		k0 := len(buf)
+		buf = append(append(buf, k...), v...)
+		e := headEntry{key: buf[k0 : k0+len(k) : k0+len(k)], val: buf[k0+len(k) : len(buf) : len(buf)]}
 		read = append(read, e)
 		due := queueKeyDue(k)
 		if ok || len(items) == n || due.After(now) {
@@ -476,11 +482,11 @@ func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, afte
 		item := &Item{Host: host, Due: due, Ref: e.key}
 		if err := decodeEntry(e.val, host, &item.Entry); err != nil {
 			it.Close()
-			return nil, time.Time{}, false, nil, false, fmt.Errorf("%w: queue of %s", err, host)
+			return nil, time.Time{}, false, nil, false, 0, fmt.Errorf("%w: queue of %s", err, host)
 		}
 		items = append(items, item)
 	}
-	return items, after, ok, read, !valid, it.Close()
+	return items, after, ok, read, !valid, buffered, it.Close()
 }
 
 // awaitSync hands b, applied and its sync asked for, to the goroutine that
