@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"syscall"
@@ -61,6 +62,9 @@ func TestKillNineLosesNothing(t *testing.T) {
 		args = append(args, h.URL("/"))
 	}
 	encoded, _ := json.Marshal(args)
+	// The last run, to the end, keeps its progress lines (every 10 s): if it
+	// does not finish, they say what the crawl was waiting for.
+	final, _ := json.Marshal(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-q" }))
 
 	rng := rand.New(rand.NewPCG(7, 11))
 	var lastKill time.Time
@@ -68,6 +72,9 @@ func TestKillNineLosesNothing(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
+		if !kill {
+			cmd.Env = append(os.Environ(), childArgs+"="+string(final))
+		}
 		var out lockedBuffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		before := len(web.Requests())

@@ -205,7 +205,7 @@ max-pages = 1
 func TestProgressLine(t *testing.T) {
 	// A smoke test of the wording; the numbers come from the crawler.
 	line := progressLine(progressFixture(), 2.5)
-	for _, s := range []string{"12 pages (2.5/s)", "30 queued", "1 waiting for robots.txt", "3 errors"} {
+	for _, s := range []string{"12 pages (2.5/s)", "30 queued", "1 waiting for robots.txt", "2 waiting for their address", "3 errors"} {
 		if !strings.Contains(line, s) {
 			t.Errorf("progress line %q lacks %q", line, s)
 		}

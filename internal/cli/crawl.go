@@ -233,6 +233,9 @@ func progressLine(p gentlecrawl.Progress, rate float64) string {
 	if n := p.Waiting[hostload.ReasonRobots]; n > 0 {
 		fmt.Fprintf(&b, ", %d waiting for robots.txt", n)
 	}
+	if n := p.Waiting[hostload.ReasonAddr]; n > 0 {
+		fmt.Fprintf(&b, ", %d waiting for their address", n)
+	}
 	if p.NotModified > 0 {
 		fmt.Fprintf(&b, "  %d not modified", p.NotModified)
 	}

@@ -10,6 +10,6 @@ import (
 func progressFixture() gentlecrawl.Progress {
 	return gentlecrawl.Progress{
 		Elapsed: 5 * time.Second, Pages: 12, Queued: 30, Active: 2, Errors: 3,
-		Waiting: map[hostload.Reason]int{hostload.ReasonDelay: 4, hostload.ReasonRobots: 1},
+		Waiting: map[hostload.Reason]int{hostload.ReasonDelay: 4, hostload.ReasonRobots: 1, hostload.ReasonAddr: 2},
 	}
 }
