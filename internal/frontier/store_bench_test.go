@@ -122,9 +122,8 @@ func BenchmarkAdd(b *testing.B) {
 //
 //   - serial: one worker (its releases' fsyncs are not awaited, see
 //     frontier.Frontier, so they are shared too).
-//   - workers=32: 32 workers, as the crawler runs by default (and 128, a
-//     larger crawl); their
-//     releases share fsyncs.
+//   - workers=32: 32 workers, as the crawler runs by default; workers=128,
+//     a larger crawl. Their releases share fsyncs.
 func BenchmarkClaimRelease(b *testing.B) {
 	for _, workers := range []int{1, 32, 128} {
 		name := "serial"

@@ -118,18 +118,24 @@ func TestStoreRefusesOtherFormat(t *testing.T) {
 	}
 }
 
+// fullDisk is the operating system's filesystem, refusing every write and
+// sync with ENOSPC while failing is set.
+func fullDisk(failing *atomic.Bool) vfs.FS {
+	return errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if failing.Load() && (op.Kind == errorfs.OpFileWrite || op.Kind == errorfs.OpFileSync) {
+			return syscall.ENOSPC
+		}
+		return nil
+	}))
+}
+
 // TestStoreFailureIsAnError: when the disk refuses a write (a full disk),
 // Pebble gives up; the store's methods return an error matching
 // ErrStoreFailed, with a message saying what happened, instead of crashing
 // the process, and keep returning it.
 func TestStoreFailureIsAnError(t *testing.T) {
 	var failing atomic.Bool
-	fs := errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
-		if failing.Load() && (op.Kind == errorfs.OpFileWrite || op.Kind == errorfs.OpFileSync) {
-			return syscall.ENOSPC
-		}
-		return nil
-	}))
+	fs := fullDisk(&failing)
 	s, err := frontier.Open(t.TempDir(), frontier.Options{FS: fs})
 	if err != nil {
 		t.Fatal(err)
@@ -163,12 +169,7 @@ func TestStoreFailureIsAnError(t *testing.T) {
 // has the lease's URL still pending (the release is lost, nothing else).
 func TestReleaseOnFailingDisk(t *testing.T) {
 	var failing atomic.Bool
-	fs := errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
-		if failing.Load() && (op.Kind == errorfs.OpFileWrite || op.Kind == errorfs.OpFileSync) {
-			return syscall.ENOSPC
-		}
-		return nil
-	}))
+	fs := fullDisk(&failing)
 	dir := t.TempDir()
 	s, err := frontier.Open(dir, frontier.Options{FS: fs})
 	if err != nil {
