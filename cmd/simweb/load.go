@@ -20,15 +20,23 @@ time; --slowdown X multiplies the service time while requests are waiting
 (2 = latency doubling at saturation). --addr-capacity RPS gives the same kind
 of server to each listening address, shared by the hosts served there (with
 --loopback N, hosts i, i+N, … share one), to measure per-IP politeness.
+--rate-limit RPS refuses each host's requests beyond RPS per second as nginx's
+limit_req with nodelay does: --burst N (default 0) more may come at once, and
+without a burst requests must be 1/RPS apart. A refused request is answered
+--overload with Retry-After: --retry-after at once, without queueing, so
+latency stays flat; an accepted one goes on to --capacity, if any.
 --outage [HOST=]START+DUR makes HOST (default: every host) answer --overload
 with --retry-after from START after the server starts, for DUR; for example
 --outage a.test=1m+5m --retry-after 120s. It may be repeated.
 `
 
-// loadFlags are the flags of the capacity model and outages.
+// loadFlags are the flags of the capacity model, the rate limit and
+// outages.
 type loadFlags struct {
 	capacity, addrCapacity float64
 	workers, queue         int
+	rateLimit              float64
+	burst                  int
 	slowdown, jitter       float64
 	overload               int
 	retryAfter             time.Duration
@@ -48,8 +56,10 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.queue, "queue", 10, "requests that may wait for a worker; beyond, they are refused (-1: no limit)")
 	fs.Float64Var(&f.slowdown, "slowdown", 1, "service time multiplier while requests are waiting (≥ 1)")
 	fs.Float64Var(&f.jitter, "jitter", 0, "spread of service times, ±fraction (0..1)")
-	fs.IntVar(&f.overload, "overload", 503, "`status` of refused requests and outages: 503 or 429")
-	fs.DurationVar(&f.retryAfter, "retry-after", 0, "Retry-After sent with refusals and outages (0: none)")
+	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "limit each host to `RPS` requests/s as nginx limit_req nodelay (0: none)")
+	fs.IntVar(&f.burst, "burst", 0, "requests a host accepts beyond --rate-limit, as nginx's burst=")
+	fs.IntVar(&f.overload, "overload", 503, "`status` of refused and rate-limited requests and outages: 503 or 429")
+	fs.DurationVar(&f.retryAfter, "retry-after", 0, "Retry-After sent with refusals, rate-limited requests and outages (0: none)")
 	fs.Func("outage", "scripted outage `[HOST=]START+DUR`; repeatable", func(v string) error {
 		o, err := parseOutage(v)
 		if err == nil {
@@ -101,6 +111,21 @@ func (f *loadFlags) capacityOf(flagName string, rps float64) (*simweb.Capacity, 
 	}, nil
 }
 
+// rateLimitOf returns the RateLimit of --rate-limit and --burst, nil
+// without --rate-limit. simweb.New checks the bounds.
+func (f *loadFlags) rateLimitOf() (*simweb.RateLimit, error) {
+	if f.burst < 0 {
+		return nil, fmt.Errorf("--burst %d: must not be negative", f.burst)
+	}
+	if f.rateLimit == 0 {
+		return nil, nil
+	}
+	if !(f.rateLimit > 0) {
+		return nil, fmt.Errorf("--rate-limit %v: must be positive", f.rateLimit)
+	}
+	return &simweb.RateLimit{Rate: f.rateLimit, Burst: f.burst, Status: f.overload, RetryAfter: f.retryAfter}, nil
+}
+
 // apply sets the load options of cfg; outages start relative to now.
 func (f *loadFlags) apply(cfg *simweb.Config, now time.Time) error {
 	if f.overload != 503 && f.overload != 429 {
@@ -122,12 +147,16 @@ func (f *loadFlags) apply(cfg *simweb.Config, now time.Time) error {
 	if cfg.AddrCapacity, err = f.capacityOf("addr-capacity", f.addrCapacity); err != nil {
 		return err
 	}
-	if hostCap == nil && len(f.outages) == 0 {
+	rateLimit, err := f.rateLimitOf()
+	if err != nil {
+		return err
+	}
+	if hostCap == nil && rateLimit == nil && len(f.outages) == 0 {
 		return nil
 	}
 	outages := f.outages
 	cfg.HostOptions = func(_ int, name string) simweb.HostOptions {
-		o := simweb.HostOptions{Capacity: hostCap}
+		o := simweb.HostOptions{Capacity: hostCap, RateLimit: rateLimit}
 		for _, out := range outages {
 			if out.host == "" || out.host == name {
 				o.Outages = append(o.Outages, simweb.Outage{
@@ -173,6 +202,13 @@ func (f *loadFlags) describe(out io.Writer) {
 	}
 	if f.addrCapacity > 0 {
 		fmt.Fprintln(out, "capacity per address:", server(f.addrCapacity))
+	}
+	if f.rateLimit > 0 {
+		s := fmt.Sprintf("rate limit per host: %g requests/s, burst %d, then %d", f.rateLimit, f.burst, f.overload)
+		if f.retryAfter > 0 {
+			s += fmt.Sprintf(" with Retry-After %v", f.retryAfter)
+		}
+		fmt.Fprintln(out, s+" (nginx limit_req nodelay)")
 	}
 	for _, o := range f.outages {
 		host := o.host

@@ -75,6 +75,51 @@ func TestRunCapacityAndOutage(t *testing.T) {
 	}
 }
 
+// TestRunRateLimit: with --rate-limit and --burst every host takes the
+// first request and --burst more at once, then refuses with --overload and
+// --retry-after, robots.txt included, while another host is untouched. At
+// 0.01 requests/s the bucket takes 100 s to drain one request, so no
+// request of the test can find it drained.
+func TestRunRateLimit(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines, errc := runAsync(t, ctx, "--listen", "127.0.0.1:0", "--hosts", "2", "--pages", "3",
+		"--rate-limit", "0.01", "--burst", "1", "--overload", "429", "--retry-after", "1m")
+	out := strings.Join(readUntil(t, lines, "Ctrl-C"), "\n")
+	if want := "rate limit per host: 0.01 requests/s, burst 1, then 429 with Retry-After 1m0s (nginx limit_req nodelay)"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	addr := regexp.MustCompile(`serving 2 hosts on http://(\S+)`).FindStringSubmatch(out)[1]
+	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}}
+	for _, tc := range []struct {
+		url        string
+		status     int
+		retryAfter string
+	}{
+		{"http://a.test/robots.txt", 200, ""},
+		{"http://a.test/", 200, ""}, // the burst
+		{"http://a.test/", 429, "60"},
+		{"http://a.test/robots.txt", 429, "60"},
+		{"http://b.test/", 200, ""},
+	} {
+		resp, err := c.Get(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || resp.Header.Get("Retry-After") != tc.retryAfter {
+			t.Errorf("%s: %d Retry-After %q, want %d %q", tc.url, resp.StatusCode, resp.Header.Get("Retry-After"), tc.status, tc.retryAfter)
+		}
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRunLoadErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--capacity", "-1"},
@@ -82,6 +127,12 @@ func TestRunLoadErrors(t *testing.T) {
 		{"--addr-capacity", "-2"},
 		{"--overload", "200"},
 		{"--retry-after", "-1s"},
+		{"--rate-limit", "-1"},
+		{"--rate-limit", "NaN"},
+		{"--rate-limit", "0.0001"},
+		{"--rate-limit", "2e9"},
+		{"--rate-limit", "5", "--burst", "-1"},
+		{"--burst", "-1"},
 		{"--slowdown", "0.5"},
 		{"--jitter", "2"},
 		{"--outage", "soon"},

@@ -26,9 +26,9 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.record(e)
 }
 
-// serve is the request pipeline: host, latency, address, outage,
-// capacity, method, then the robots files or a resource. It returns the
-// time the request waited for workers.
+// serve is the request pipeline: host, latency, address, outage, rate
+// limit, capacity, method, then the robots files or a resource. It
+// returns the time the request waited for workers.
 func (w *Web) serve(rw http.ResponseWriter, r *http.Request) time.Duration {
 	h := w.Host(r.Host)
 	latency := w.cfg.Latency
@@ -49,6 +49,12 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) time.Duration {
 	}
 	if o, ok := activeOutage(h.opts.Outages, w.cfg.Now()); ok {
 		w.refuse(rw, r, h, o.Status, o.RetryAfter, "outage")
+		return 0
+	}
+	// Before the capacity, as nginx's limit_req runs before the request
+	// reaches an upstream: a refusal takes no worker.
+	if l := h.opts.limiter; l != nil && !l.Allow(w.cfg.Now()) {
+		w.refuse(rw, r, h, l.l.Status, l.l.RetryAfter, "rate limited")
 		return 0
 	}
 	wait, ok := w.work(rw, r, h, local)

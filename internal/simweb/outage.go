@@ -70,6 +70,14 @@ type HostOptions struct {
 	// included (a real server's robots.txt shares its capacity), queue for
 	// its workers and are refused when its queue is full. See Capacity.
 	Capacity *Capacity
+	// RateLimit, if non-nil, limits the rate of the host's requests as
+	// nginx's limit_req does: every request, robots.txt included, passes
+	// the limiter first, on the Web's clock (Config.Now); one that comes
+	// too fast is answered at once with RateLimit.Status and Retry-After
+	// and takes no worker of Capacity. An accepted request goes on to
+	// Capacity, if any, so a host may have both a rate limit and a
+	// latency that rises with load. See RateLimit.
+	RateLimit *RateLimit
 	// Outages are windows during which the host answers every request
 	// with an error; the first active one applies.
 	Outages []Outage
@@ -105,6 +113,13 @@ func (o HostOptions) withDefaults() (HostOptions, error) {
 			return o, err
 		}
 		o.Capacity = &c
+	}
+	if o.RateLimit != nil {
+		l, err := o.RateLimit.withDefaults()
+		if err != nil {
+			return o, err
+		}
+		o.RateLimit = &l
 	}
 	outs := make([]Outage, len(o.Outages))
 	for i, out := range o.Outages {

@@ -58,7 +58,8 @@ type hostOptions struct {
 	profile    Profile
 	crawlDelay string // seconds, as written in robots.txt
 	HostOptions
-	model *Model // of HostOptions.Capacity; nil without one
+	model   *Model   // of HostOptions.Capacity; nil without one
+	limiter *Limiter // of HostOptions.RateLimit; nil without one
 }
 
 // New returns the web described by cfg. It is cheap even for many hosts:
@@ -93,6 +94,11 @@ func New(cfg Config) (*Web, error) {
 				c := *o.Capacity
 				c.Seed ^= uint64(cfg.Seed)<<32 ^ uint64(i) // jitter differs per host
 				if h.opts.model, err = NewModel(c); err != nil {
+					return nil, fmt.Errorf("%w (host %s)", err, h.Name)
+				}
+			}
+			if o.RateLimit != nil {
+				if h.opts.limiter, err = NewLimiter(*o.RateLimit); err != nil {
 					return nil, fmt.Errorf("%w (host %s)", err, h.Name)
 				}
 			}
@@ -139,12 +145,20 @@ func (h *Host) Options() HostOptions {
 		c := *o.Capacity
 		o.Capacity = &c
 	}
+	if o.RateLimit != nil {
+		l := *o.RateLimit
+		o.RateLimit = &l
+	}
 	o.Outages = append([]Outage(nil), o.Outages...)
 	return o
 }
 
 // Model returns the host's capacity Model, or nil when it has no Capacity.
 func (h *Host) Model() *Model { return h.opts.model }
+
+// Limiter returns the host's rate Limiter, or nil when it has no
+// RateLimit.
+func (h *Host) Limiter() *Limiter { return h.opts.limiter }
 
 // AddrModel returns the Model of Config.AddrCapacity for requests arriving
 // on the local address addr ("127.0.0.2:8080", as in LogEntry.Local; ""
