@@ -779,3 +779,64 @@ func TestRetryAfterSurvivesRestart(t *testing.T) {
 		t.Errorf("requests %v; want the 503, then / again after the window", seq)
 	}
 }
+
+// TestRobotsRedirectToABusyHost: a.test's robots.txt redirects to b.test,
+// which has hundreds of pages and is crawled without pause. The hop is
+// queued as b.test's work, so a.test is crawled early on, not when b.test
+// runs out of pages.
+func TestRobotsRedirectToABusyHost(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := strings.TrimSuffix(r.Host, ":80")
+		mu.Lock()
+		order = append(order, host+r.URL.Path)
+		mu.Unlock()
+		switch {
+		case host == "a.test" && r.URL.Path == "/robots.txt":
+			http.Redirect(w, r, "http://b.test/shared-robots.txt", http.StatusFound)
+		case r.URL.Path == "/shared-robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /x\n")
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case host == "b.test":
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p"))
+			if n < 300 {
+				fmt.Fprintf(w, `<a href="/p%d">next</a> <a href="/p%d">next</a>`, 2*n+1, 2*n+2)
+			}
+		default:
+			fmt.Fprint(w, `<p>a page of a.test</p>`)
+		}
+	}))
+	defer srv.Close()
+	c, err := gentlecrawl.New(gentlecrawl.Config{
+		JobDir:               t.TempDir(),
+		Seeds:                []string{"http://b.test/p0", "http://a.test/"},
+		Delay:                20 * time.Millisecond,
+		MaxPages:             60,
+		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
+		AllowPrivateNetworks: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	bBefore := 0
+	for _, r := range order {
+		if r == "a.test/" {
+			t.Logf("a.test/ fetched after %d requests to b.test", bBefore)
+			if bBefore > 10 {
+				t.Errorf("a.test/ waited for %d requests to b.test: its robots.txt hop starved", bBefore)
+			}
+			return
+		}
+		if strings.HasPrefix(r, "b.test/") {
+			bBefore++
+		}
+	}
+	t.Errorf("a.test/ never fetched in %d requests: its robots.txt hop starved (%v)", len(order), order[:min(len(order), 20)])
+}

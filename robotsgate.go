@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,40 @@ import (
 type robotsCache struct {
 	mu    sync.Mutex
 	hosts map[string]*hostRobots
+	// hops are the robots.txt redirect hops waiting for a turn of the
+	// host they lead to: host → origins whose chain goes there next.
+	hops map[string][]string
+}
+
+// queueHop queues origin's next robots.txt hop as work of host; it reports
+// false when it is queued already.
+func (rc *robotsCache) queueHop(host, origin string) bool {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if slices.Contains(rc.hops[host], origin) {
+		return false
+	}
+	if rc.hops == nil {
+		rc.hops = make(map[string][]string)
+	}
+	rc.hops[host] = append(rc.hops[host], origin)
+	return true
+}
+
+// takeHop takes the first hop queued on host.
+func (rc *robotsCache) takeHop(host string) (origin string, ok bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	q := rc.hops[host]
+	if len(q) == 0 {
+		return "", false
+	}
+	if len(q) == 1 {
+		delete(rc.hops, host)
+	} else {
+		rc.hops[host] = q[1:]
+	}
+	return q[0], true
 }
 
 type hostRobots struct {
@@ -153,9 +188,33 @@ func recordOf(rec *frontier.RobotsRecord) robots.Record {
 	return r
 }
 
+// hopWait is how long an origin whose robots.txt redirect leads to a busy
+// host waits at most for that host's turn to make the hop (hopTurn); the
+// turn wakes it as soon as the hop is made.
+const hopWait = 30 * time.Second
+
+// hopTurn spends a turn of host, which the caller holds, on origin's
+// robots.txt redirect hop that leads to host, queued there by fetchRobots
+// because host was busy: a busy host gets to such a request in its turn
+// instead of starving it.
+func (c *Crawler) hopTurn(ctx context.Context, host, origin string) error {
+	waiter := politenessKey(robotsURL(origin))
+	defer c.sched.Wake(waiter)
+	if prev := c.robots.get(origin); prev == nil || prev.hop == nil || politenessKey(prev.hop) != host {
+		// The hop was made meanwhile, on the origin's own turn.
+		c.sched.Release(host, 1, time.Now(), hostload.ReasonDelay)
+		return nil
+	}
+	_, _, err := c.fetchRobots(ctx, origin, true)
+	return err
+}
+
 // fetchRobots makes one request of an origin's robots.txt chain: the file itself
-// or the next redirect hop. It returns the time the host may be asked again.
-func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, error) {
+// or the next redirect hop. It returns the time the host may be asked again,
+// and why: ReasonRobots when the hop was queued on a busy host, which wakes
+// this one when it is made. holding says the caller holds the host of the next hop (hopTurn), which
+// fetchRobots then releases.
+func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) (time.Time, hostload.Reason, error) {
 	prev := c.robots.get(origin)
 	target := robotsURL(origin)
 	hops := 0
@@ -163,13 +222,24 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 		target, hops = prev.hop, prev.hops
 	}
 	// A hop to another host is a request to that host: it must be free and
-	// due, and it keeps its gap afterwards. If it is not, this host waits.
+	// due, and it keeps its gap afterwards. If it is not, the hop is queued
+	// as that host's work and this host waits until it is made.
 	other := politenessKey(target)
 	borrowed := other != politenessKey(robotsURL(origin))
-	if borrowed {
+	done := 0
+	switch {
+	case holding:
+		done = 1 // the work queueHop gave the host
+	case borrowed:
 		ok, retry := c.sched.TryAcquire(other)
 		if !ok {
-			return retry, nil
+			if c.robots.queueHop(other, origin) {
+				c.sched.Add(other, 1)
+			}
+			if wait := time.Now().Add(hopWait); wait.After(retry) {
+				retry = wait
+			}
+			return retry, hostload.ReasonRobots, nil
 		}
 	}
 	res, ferr := c.client.Do(ctx, fetch.Request{URL: target, AllTypes: true})
@@ -178,19 +248,19 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 		end = res.End
 	}
 	if borrowed {
-		c.sched.Release(other, 0, hostload.After(end, c.cfg.Delay), hostload.ReasonDelay)
+		c.sched.Release(other, done, hostload.After(end, c.cfg.Delay), hostload.ReasonDelay)
 	} else if res != nil {
 		if ip, _, err := net.SplitHostPort(res.RemoteAddr); err == nil {
 			c.sched.SetAddr(other, ip)
 		}
 	}
 	if ctx.Err() != nil {
-		return time.Time{}, ctx.Err()
+		return time.Time{}, "", ctx.Err()
 	}
 	c.stats.update(func(s *Summary) { s.Requests++ })
 	if res != nil {
 		if err := c.record(res, nil); err != nil {
-			return time.Time{}, err
+			return time.Time{}, "", err
 		}
 		c.stats.update(func(s *Summary) { s.WireBytes += res.WireBytes; s.BodyBytes += int64(len(res.Body)) })
 	}
@@ -204,7 +274,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 				next.group, next.gap = prev.group, prev.gap
 			}
 			c.robots.set(origin, next)
-			return hostload.After(end, c.cfg.Delay), nil
+			return hostload.After(end, c.cfg.Delay), hostload.ReasonDelay, nil
 		}
 	}
 
@@ -216,7 +286,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 	}
 	old, err := c.store.Robots(ctx, origin)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, "", err
 	}
 	now := time.Now()
 	d := c.robotsPolicy().Decide(resp, recordOf(old), now)
@@ -243,22 +313,17 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string) (time.Time, er
 		c.cfg.Logger.Warn("robots.txt unavailable", "origin", origin, "reason", d.Reason)
 	}
 	if err := c.store.PutRobots(ctx, origin, rec); err != nil {
-		return time.Time{}, err
+		return time.Time{}, "", err
 	}
 	r := c.rulesFromRecord(rec)
 	c.robots.set(origin, r)
 	if d.Source == robots.SourceResponse {
 		if err := c.robotsSitemaps(ctx, origin, d.Robots.Sitemaps()); err != nil {
-			return time.Time{}, err
-		}
-	}
-	if d.Source == robots.SourceResponse {
-		if err := c.robotsSitemaps(ctx, origin, d.Robots.Sitemaps()); err != nil {
-			return time.Time{}, err
+			return time.Time{}, "", err
 		}
 	}
 	floor, _ := floorFor(c.cfg.HostRules, politenessKey(target), now, r.gap, r.gapWhy)
-	return hostload.After(end, floor), nil
+	return hostload.After(end, floor), hostload.ReasonDelay, nil
 }
 
 // robotsPolicy is what a robots.txt response means (robots.Policy: RFC 9309

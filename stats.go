@@ -50,7 +50,7 @@ type Summary struct {
 	TrapsRefused     int                      `json:"traps_refused"`          // new URLs not queued: trap-shaped (see URLSpace)
 	URLSpace         map[string]*HostURLSpace `json:"url_space,omitempty"`    // per host: traps refused, parameters found irrelevant, explosions
 	Retries          int                      `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed
-	Slowed           map[string]string        `json:"slowed,omitempty"`       // hosts slowed below their floor's pace, with the last reason
+	Slowed           map[string]string        `json:"slowed,omitempty"`       // hosts that pushed back (refusals, slow answers): where their rate settled, and why
 	Queued           int                      `json:"queued"`                 // URLs still waiting when the crawl ended
 	Deferred         []string                 `json:"deferred,omitempty"`
 	WARCFiles        []string                 `json:"warc_files,omitempty"`

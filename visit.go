@@ -63,7 +63,9 @@ func (t *turn) settled() int {
 // cache again rather than wait for a host it may not need.
 func (c *Crawler) end(ctx context.Context, t *turn, next time.Time, reason hostload.Reason, deferred bool) error {
 	pace := next
-	if deferred {
+	if deferred || reason == hostload.ReasonRobots {
+		// Not the host's own pace: a robots.txt wait is kept by the
+		// scheduler alone, and may end early (Scheduler.Wake).
 		pace = time.Now()
 	}
 	// A backoff (Retry-After, errors, slow answers) must hold after a
@@ -90,6 +92,9 @@ func (c *Crawler) end(ctx context.Context, t *turn, next time.Time, reason hostl
 // yet, else the URL itself. URLs that robots.txt disallows are settled on
 // the way, without a request.
 func (c *Crawler) visit(ctx context.Context, host string) error {
+	if origin, ok := c.robots.takeHop(host); ok {
+		return c.hopTurn(ctx, host, origin)
+	}
 	carried := 0
 	for {
 		lease, due, err := c.store.Claim(ctx, frontier.ClaimRequest{Host: host, Now: time.Now(), Max: leaseMax, TTL: leaseTTL})
@@ -165,14 +170,14 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			return fail(err)
 		}
 		if r == nil {
-			next, err := c.fetchRobots(ctx, origin)
+			next, reason, err := c.fetchRobots(ctx, origin, false)
 			if err != nil {
 				return fail(err)
 			}
 			if r := c.robots.get(origin); r != nil && r.unavailable {
 				return true, c.end(ctx, t, r.retryAt, hostload.ReasonRobots, true)
 			}
-			return true, c.end(ctx, t, next, hostload.ReasonDelay, false)
+			return true, c.end(ctx, t, next, reason, false)
 		}
 		if r.unavailable {
 			return true, c.end(ctx, t, r.retryAt, hostload.ReasonRobots, true)
@@ -221,7 +226,7 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			c.sched.SetAddr(host, o.Addr)
 		}
 		d := load.Observe(o)
-		c.noteDecision(host, d)
+		c.noteLoad(host, load)
 		return true, c.end(ctx, t, d.Next, d.Reason, false)
 	}
 	return false, nil
@@ -311,7 +316,7 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 		}
 		return firstErr
 	}
-	c.noteDecision(host, d)
+	c.noteLoad(host, load)
 	return c.end(ctx, t, d.Next, d.Reason, false)
 }
 
@@ -466,17 +471,18 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	return frontier.Result{Item: item, Outcome: outcome, Canonical: canon, History: h, Add: links}, o, nil
 }
 
-// noteDecision keeps, for the summary, why a host was last slowed below its
-// floor's pace.
-func (c *Crawler) noteDecision(host string, d hostload.Decision) {
-	if d.Reason != hostload.ReasonBackoff {
+// noteLoad keeps, for the summary, where a host that pushed back settled
+// and why (hostload.Load.Summary).
+func (c *Crawler) noteLoad(host string, load *hostload.Load) {
+	sum := load.Summary()
+	if sum == "" {
 		return
 	}
 	c.stats.update(func(s *Summary) {
 		if s.Slowed == nil {
 			s.Slowed = make(map[string]string)
 		}
-		s.Slowed[host] = d.Why
+		s.Slowed[host] = sum
 	})
 }
 

@@ -227,6 +227,9 @@ func progressLine(p gentlecrawl.Progress, rate float64) string {
 	if n := p.Waiting[hostload.ReasonDelay]; n > 0 {
 		fmt.Fprintf(&b, ", %d waiting for their delay", n)
 	}
+	if n := p.Waiting[hostload.ReasonRate]; n > 0 {
+		fmt.Fprintf(&b, ", %d held to their learned rate", n)
+	}
 	if n := p.Waiting[hostload.ReasonBackoff]; n > 0 {
 		fmt.Fprintf(&b, ", %d backing off", n)
 	}
@@ -304,7 +307,7 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	}
 	if len(s.Slowed) > 0 {
 		for _, h := range slices.Sorted(maps.Keys(s.Slowed)) {
-			fmt.Fprintf(w, "  slowed down     %s: %s\n", h, s.Slowed[h])
+			fmt.Fprintf(w, "  host load       %s: %s\n", h, s.Slowed[h])
 		}
 	}
 	if s.SkippedExtension > 0 || s.SkippedType > 0 {

@@ -2,6 +2,7 @@ package hostload
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -83,55 +84,147 @@ func (o Outcome) IsLoadSignal() bool {
 	return o.Failed
 }
 
-// Load follows how one host copes and decides the gap before its next
-// request: never below the floor a site sets (Crawl-delay, the configured
-// delay), wider at once when responses slow down or errors come back, and
-// narrower step by step while the host is healthy (AIMD on the request
-// rate). Every decision comes with its reason.
+// Load follows how one host copes and decides when its next request may
+// start. Two things set the pace:
+//
+//   - the floor: the smallest gap from the end of one request to the start
+//     of the next that the site or the configuration allows (--delay,
+//     Crawl-delay, an override). It is never undercut.
+//   - the rate: how many requests per second the host is sent, learned from
+//     how it answers. It spaces request starts, on top of the floor.
+//
+// The rate is controlled in time, the way TCP's CUBIC (RFC 9438) controls
+// a window in round trips:
+//
+//   - Slow start. A host's rate starts at slowStartRate and doubles every
+//     slowStartDoubling until the first congestion event. It never runs
+//     far ahead of the rate the host is really answering at.
+//   - A congestion event is a refusal (429, 500, 502, 503, 504, a
+//     connection refused, reset or timed out) or response times well above
+//     the host's baseline. It cuts the rate to beta times the rate measured
+//     over the last requests — what the server really got, not the target
+//     — and that measured rate becomes the host's ceiling. Load signals
+//     from requests sent before the cut took effect belong to the same
+//     event, as losses within one window do in TCP.
+//   - The rate then climbs back, fast at first and more and more slowly as
+//     it nears the ceiling, reaching it after one cycle (long enough for
+//     about cycleRequests requests, and within minCycle..maxCycle); past the
+//     ceiling it grows faster and faster again, so the ceiling decays and a
+//     server that got faster is found again.
+//
+// A host with a fixed limit is thus crawled just under it, and the limit is
+// touched about once a cycle. A refusal also pauses the host: for as long
+// as Retry-After asks (clamped to RetryAfterMax), or else briefly (seconds);
+// refusals that go on without a success in between pause it longer each
+// time (PauseAfter, PauseBase). 403, 404 and 410 are answers, not load.
+// Every decision comes with its reason.
 //
 // A Load is not safe for concurrent use; the scheduler's holder of a host
 // owns its Load.
 type Load struct {
 	cfg LoadConfig
 
-	floor     time.Duration
-	floorWhy  string
-	gap       time.Duration // current gap, ≥ floor
-	until     time.Time     // no request before this (Retry-After, pause)
-	untilWhy  string
-	clamped   time.Duration // the Retry-After asked for, when it was clamped
-	failures  int           // consecutive load signals
-	cooldown  int           // observations to ignore latency after widening
-	healthy   int           // healthy answers in a row at the floor
-	gapWhy    string
+	floor    time.Duration
+	floorWhy string
+	until    time.Time // no request before this (Retry-After, pause)
+	untilWhy string
+	clamped  time.Duration // the Retry-After asked for, when it was clamped
+	failures int           // consecutive load signals
+	cooldown int           // observations to ignore latency after a latency event
+	healthy  int           // healthy answers in a row
+
 	latencies [32]time.Duration // recent response times, a ring
 	n         int               // samples seen
 	baseline  time.Duration     // low percentile of recent response times
+	sampledAt time.Time         // end of the last request sampled
 	rand      *rand.Rand
+
+	// The rate.
+	started  bool          // the host's first request has been seen
+	low      float64       // the rate at growFrom, requests/s
+	ceil     float64       // the rate measured at the last congestion event; 0 before the first
+	growFrom time.Time     // the rate grows from low from here on
+	cycle    time.Duration // time from low back to ceil
+	cutAt    time.Time     // end of the request that caused the last cut
+	answered bool          // a request sent after the cut was answered
+	// lastSignal is the number of starts (ns) at the last load signal.
+	lastSignal int
+	paced      time.Time // earliest start of the next request by the rate
+	starts     [rateWindow]time.Time
+	ns         int       // starts seen
+	resumed    time.Time // the end of the last pause: earlier starts are not measured
+
+	// For the summary.
+	events     int
+	eventWhy   string
+	eventRate  float64
+	decayed    float64   // request starts, exponentially decayed over settleWindow
+	decayedAt  time.Time // the start last counted in decayed
+	firstStart time.Time
 }
+
+// The rate control's constants (see Load).
+const (
+	slowStartRate     = 20.0 // requests/s
+	slowStartDoubling = 300 * time.Millisecond
+	beta              = 0.75 // the rate after a cut, as a share of the measured rate
+	// headroom is how far under its ceiling the rate levels off: the
+	// rate measured at a refusal is a little above the host's limit.
+	headroom      = 0.03
+	cycleRequests = 600
+	pauseShare    = 10
+	minCycle      = 10 * time.Second
+	maxCycle      = 2 * time.Minute
+	// rateWindow and rateSpan bound the requests that measure the rate a
+	// host is sent: the last rateWindow starts within rateSpan.
+	rateWindow = 16
+	rateSpan   = 5 * time.Second
+	// aheadOfMeasured is how far the rate may run ahead of the measured
+	// one: a host whose answers take longer than the rate's interval sets
+	// the pace itself, and the rate must not climb on while it does.
+	aheadOfMeasured = 4
+	// settleWindow is the time over which the summary's settled rate is
+	// averaged.
+	settleWindow = 30 * time.Second
+	// latencyCooldown is how many answers after a latency event are not
+	// read for latency: the server's queue needs them to drain.
+	latencyCooldown = 5
+	// latencyQuiet is how long after a cut latency is not read: a server's
+	// queue takes a while to drain, and its answers to show it.
+	latencyQuiet = 2 * time.Second
+	// baselineRise is the time over which the baseline follows response
+	// times that rise and stay up.
+	baselineRise = time.Minute
+	// isolatedSignal is how many requests apart two load signals must be
+	// for a 500 to be taken for a broken page rather than load.
+	isolatedSignal = 20
+)
 
 // NewLoad returns the load state of a host with the given floor (the
 // smallest gap the site and the configuration allow) and its reason.
 func NewLoad(cfg LoadConfig, floor time.Duration, why string, seed uint64) *Load {
 	l := &Load{cfg: cfg.withDefaults(), rand: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	l.SetFloor(floor, why)
-	l.gap = l.floor
 	return l
 }
 
 // SetFloor changes the floor (a new robots.txt Crawl-delay, an override).
 func (l *Load) SetFloor(floor time.Duration, why string) {
 	l.floor, l.floorWhy = floor, why
-	if l.gap < floor {
-		l.gap = floor
-	}
 	if l.cfg.MaxGap < floor {
 		l.cfg.MaxGap = floor
 	}
 }
 
-// Gap returns the current gap between requests.
-func (l *Load) Gap() time.Duration { return l.gap }
+// Gap returns the current smallest interval between requests: the floor,
+// or the rate's interval when that is longer.
+func (l *Load) Gap() time.Duration {
+	return max(l.floor, l.interval(l.rateAt(l.decayedAt)))
+}
+
+// Rate returns the host's current rate in requests per second (+Inf before
+// its first request).
+func (l *Load) Rate() float64 { return l.rateAt(l.decayedAt) }
 
 // Baseline returns the host's baseline response time (0 until known).
 func (l *Load) Baseline() time.Duration { return l.baseline }
@@ -139,23 +232,52 @@ func (l *Load) Baseline() time.Duration { return l.baseline }
 // Decision is when a host may be asked again, and why.
 type Decision struct {
 	Next   time.Time
-	Reason Reason // for the progress display: delay, or backoff
+	Reason Reason // for the progress display: delay, rate, or backoff
 	Why    string // for people: "Crawl-delay 10s", "Retry-After 2m0s until 14:03:10", ...
 }
 
 // Observe takes the outcome of a request and decides when the next one may
 // start.
 func (l *Load) Observe(o Outcome) Decision {
+	l.noteStart(o.Start)
 	if o.IsLoadSignal() {
 		l.failures++
-		l.widen(fmt.Sprintf("%s: backing off", describe(o)), true)
-		if ra, ok := ParseRetryAfter(o.RetryAfter, o.End); ok {
+		l.healthy = 0
+		ra, hasRA := ParseRetryAfter(o.RetryAfter, o.End)
+		why := describe(o)
+		switch {
+		case hasRA:
+			why += fmt.Sprintf(", Retry-After %v", ra)
+		case o.Status != 0:
+			why += ", no Retry-After"
+		}
+		// A lone 500 among successes is a broken page, not load (RFC
+		// 9110 §15.6.1: an unexpected condition); a second load signal
+		// within isolatedSignal requests makes it one.
+		lone := o.Status == 500 && (l.lastSignal == 0 || l.ns-l.lastSignal > isolatedSignal)
+		l.lastSignal = l.ns
+		if lone {
+			l.failures--
+			return l.pace(o)
+		}
+		// Refusals with no success in between, or of requests sent
+		// before the last cut, are one congestion event: the rate is
+		// cut once, and the pause grows instead.
+		event := l.answered && !o.Start.Before(l.cutAt)
+		if event {
+			l.congestion(o, why)
+		}
+		switch {
+		case hasRA:
 			wait := ra
 			l.clamped = 0
 			if wait > l.cfg.RetryAfterMax {
 				l.clamped, wait = wait, l.cfg.RetryAfterMax
 			}
 			l.setUntil(o.End.Add(wait), fmt.Sprintf("Retry-After %s", wait))
+		case l.failures < l.cfg.PauseAfter:
+			pause := l.briefPause() << (l.failures - 1)
+			l.setUntil(o.End.Add(pause), fmt.Sprintf("%s: paused %v", why, pause.Round(time.Millisecond)))
 		}
 		if l.failures >= l.cfg.PauseAfter {
 			pause := l.cfg.PauseBase << min(l.failures-l.cfg.PauseAfter, 30)
@@ -164,24 +286,148 @@ func (l *Load) Observe(o Outcome) Decision {
 			}
 			l.setUntil(o.End.Add(pause), fmt.Sprintf("paused after %d failures in a row", l.failures))
 		}
+		if event {
+			// The longer a refusal's pause, the rarer the probes: a
+			// cycle is at least pauseShare pauses long.
+			l.cycle = min(max(l.cycle, pauseShare*l.until.Sub(o.End)), maxCycle)
+		}
+		// The rate grows again, and is measured afresh, once the pause
+		// is over.
+		l.growFrom = later(l.growFrom, l.until)
+		l.resumed = later(l.resumed, l.until)
 	} else {
 		l.failures = 0
+		if !o.Start.Before(l.cutAt) {
+			l.answered = true
+		}
 		if o.Latency > 0 {
-			l.sample(o.Latency)
+			l.sample(o.Latency, o.End)
 		}
 		switch {
-		case l.cooldown > 0:
-			l.cooldown--
+		case l.cooldown > 0 || o.Start.Before(l.cutAt.Add(latencyQuiet)):
+			l.cooldown = max(l.cooldown-1, 0)
 		case l.struggling():
-			l.widen(fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)), false)
-		default:
-			l.narrow()
-			if l.gap <= l.floor {
-				l.healthy++
+			if !o.Start.Before(l.cutAt) {
+				l.congestion(o, fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)))
+				l.resumed = o.End
 			}
+			l.cooldown = latencyCooldown
+			l.healthy = 0
+		default:
+			l.healthy++
 		}
 	}
+	return l.pace(o)
+}
+
+// pace spaces the next request from o's start by the rate's interval and
+// decides when it may start.
+func (l *Load) pace(o Outcome) Decision {
+	l.paced = later(l.paced, o.Start).Add(l.interval(l.rateAt(o.End)))
 	return l.Next(o.End)
+}
+
+// noteStart counts a request that started at t.
+func (l *Load) noteStart(t time.Time) {
+	if !l.started {
+		l.started, l.answered = true, true
+		l.low, l.growFrom, l.resumed, l.firstStart = slowStartRate, t, t, t
+	}
+	l.starts[l.ns%len(l.starts)] = t
+	l.ns++
+	if !l.decayedAt.IsZero() && t.After(l.decayedAt) {
+		l.decayed *= math.Exp(-t.Sub(l.decayedAt).Seconds() / settleWindow.Seconds())
+	}
+	l.decayed++
+	l.decayedAt = later(l.decayedAt, t)
+}
+
+// congestion cuts the rate: o is the first load signal of a new event.
+func (l *Load) congestion(o Outcome, why string) {
+	m, ok := l.measured()
+	if !ok {
+		// Too few requests since the last pause to measure: the rate
+		// they were sent at, or the pace the floor and the answer
+		// allowed, is the best estimate.
+		m = min(l.rateAt(o.Start), 1/max(o.End.Sub(o.Start)+l.floor, time.Millisecond).Seconds())
+	}
+	l.ceil = m
+	l.low = max(beta*m, l.minRate())
+	l.cutAt = o.End
+	l.answered = false
+	l.growFrom = o.End
+	l.cycle = min(max(time.Duration(cycleRequests/m*float64(time.Second)), minCycle), maxCycle)
+	l.events++
+	l.eventWhy, l.eventRate = why, m
+}
+
+// measured returns the rate at which the host was sent its last requests
+// since the last pause: at least three within rateSpan, or ok false. In
+// slow start, where the rate doubles quickly, only the last four count.
+func (l *Load) measured() (rate float64, ok bool) {
+	k := min(l.ns, len(l.starts))
+	if l.ceil == 0 {
+		k = min(k, 4)
+	}
+	if k < 3 {
+		return 0, false
+	}
+	newest := l.starts[(l.ns-1)%len(l.starts)]
+	oldest, count := newest, 1
+	for i := 1; i < k; i++ {
+		s := l.starts[(l.ns-1-i)%len(l.starts)]
+		if s.Before(l.resumed) || newest.Sub(s) > rateSpan {
+			break
+		}
+		oldest, count = s, count+1
+	}
+	if count < 3 || !newest.After(oldest) {
+		return 0, false
+	}
+	return float64(count-1) / newest.Sub(oldest).Seconds(), true
+}
+
+// rateAt returns the rate the host may be sent at time t: +Inf before its
+// first request.
+func (l *Load) rateAt(t time.Time) float64 {
+	if !l.started {
+		return math.Inf(1)
+	}
+	s := max(t.Sub(l.growFrom).Seconds(), 0)
+	var r float64
+	if l.ceil == 0 {
+		r = l.low * math.Exp2(min(s/slowStartDoubling.Seconds(), 60))
+	} else {
+		// CUBIC's curve: low at growFrom, flat just under the ceiling
+		// after one cycle, and growing past it after that.
+		top := (1 - headroom) * l.ceil
+		x := 1 - s/l.cycle.Seconds()
+		r = top - (top-l.low)*x*x*x
+	}
+	if m, ok := l.measured(); ok {
+		r = min(r, max(aheadOfMeasured*m, l.low))
+	}
+	return max(r, l.minRate())
+}
+
+// minRate is the slowest the rate goes: one request per MaxGap.
+func (l *Load) minRate() float64 { return 1 / l.cfg.MaxGap.Seconds() }
+
+// interval is the time between request starts at rate r.
+func (l *Load) interval(r float64) time.Duration {
+	if math.IsInf(r, 1) || r <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / r)
+}
+
+// briefPause is the pause after a refusal without Retry-After: long enough
+// for a server's queue or a rate limiter's bucket to take about ten
+// requests at the measured rate, within 0.5..5 s, with ±10% jitter so that
+// crawlers refused together do not return together.
+func (l *Load) briefPause() time.Duration {
+	p := min(max(time.Duration(10/l.ceil*float64(time.Second)), 500*time.Millisecond), 5*time.Second)
+	return time.Duration(float64(p) * (0.9 + 0.2*l.rand.Float64()))
 }
 
 // healthyForMore is how many healthy answers in a row a host must give
@@ -190,23 +436,31 @@ const healthyForMore = 10
 
 // Concurrency returns how many requests the host may have in flight at once,
 // at most max. It is one — the rule — unless the host has no floor (no
-// delay was configured, no Crawl-delay asked) and has stayed fast: then it
-// grows to max, and falls back to one at the first sign of strain.
+// delay was configured, no Crawl-delay asked), has stayed fast, and is not
+// held back by its rate: then it grows to max, and falls back to one at the
+// first sign of strain.
 func (l *Load) Concurrency(max int) int {
-	if max > 1 && l.floor == 0 && l.gap == 0 && l.healthy >= healthyForMore && !l.until.After(time.Now()) {
-		return max
+	if max <= 1 || l.floor != 0 || l.healthy < healthyForMore || l.until.After(time.Now()) {
+		return 1
 	}
-	return 1
+	if l.ceil > 0 {
+		// A host that has pushed back gets more than one request at once
+		// only while its answers, not its rate, set the pace.
+		m, ok := l.measured()
+		if !ok || m > 0.5*l.rateAt(l.decayedAt) {
+			return 1
+		}
+	}
+	return max
 }
 
 // Next decides the earliest start of the next request after a request that
 // ended at end.
 func (l *Load) Next(end time.Time) Decision {
-	d := Decision{Next: After(end, l.gap), Reason: ReasonDelay, Why: l.gapWhy}
-	if l.gap <= l.floor {
-		d.Why = l.floorWhy
-	} else {
-		d.Reason = ReasonBackoff
+	d := Decision{Next: After(end, l.floor), Reason: ReasonDelay, Why: l.floorWhy}
+	if l.paced.After(d.Next) {
+		d.Next, d.Reason = l.paced, ReasonRate
+		d.Why = l.rateWhy(end)
 	}
 	if l.until.After(d.Next) {
 		d.Next, d.Reason = l.until, ReasonBackoff
@@ -218,43 +472,52 @@ func (l *Load) Next(end time.Time) Decision {
 	return d
 }
 
+func (l *Load) rateWhy(t time.Time) string {
+	if l.ceil == 0 {
+		return fmt.Sprintf("slow start: %.1f requests/s", l.rateAt(t))
+	}
+	return fmt.Sprintf("%.1f requests/s after %s at %.1f/s", l.rateAt(t), l.eventWhy, l.eventRate)
+}
+
+// Summary says where the host's rate settled and why, for the crawl's
+// summary: "503, no Retry-After at 20.4/s → settled at 18.6/s (3 congestion
+// events)". It is "" for a host that never pushed back.
+func (l *Load) Summary() string {
+	if l.events == 0 {
+		return ""
+	}
+	ev := "1 congestion event"
+	if l.events > 1 {
+		ev = fmt.Sprintf("%d congestion events", l.events)
+	}
+	return fmt.Sprintf("%s at %.1f/s → settled at %.1f/s (%s)", l.eventWhy, l.eventRate, l.settled(), ev)
+}
+
+// settled is the rate the host was sent at over about the last
+// settleWindow.
+func (l *Load) settled() float64 {
+	span := l.decayedAt.Sub(l.firstStart).Seconds()
+	if span <= 0 {
+		return 0
+	}
+	tau := settleWindow.Seconds()
+	return l.decayed / (tau * (1 - math.Exp(-span/tau)))
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 func (l *Load) setUntil(t time.Time, why string) {
 	if t.After(l.until) {
 		l.until, l.untilWhy = t, why
 	}
 }
 
-// widen multiplies the gap by two (with ±10% jitter for errors, so that
-// many crawlers backing off together do not return together).
-func (l *Load) widen(why string, jitter bool) {
-	g := max(l.gap*2, l.floor*2, 100*time.Millisecond)
-	if jitter {
-		g = time.Duration(float64(g) * (0.9 + 0.2*l.rand.Float64()))
-	}
-	l.gap = min(max(g, l.floor), l.cfg.MaxGap)
-	l.gapWhy = why
-	l.cooldown = 3
-	l.healthy = 0
-}
-
-// narrow raises the request rate by a small step toward the floor's rate.
-func (l *Load) narrow() {
-	if l.gap <= l.floor {
-		return
-	}
-	rate := 1 / l.gap.Seconds()
-	floorRate := 1 / max(l.floor, time.Millisecond).Seconds()
-	step := max(floorRate/20, 0.01)
-	rate += step
-	if rate >= floorRate {
-		l.gap = l.floor
-		return
-	}
-	l.gap = max(time.Duration(float64(time.Second)/rate), l.floor)
-	l.gapWhy = "recovering: " + strings.TrimPrefix(l.gapWhy, "recovering: ")
-}
-
-func (l *Load) sample(d time.Duration) {
+func (l *Load) sample(d time.Duration, at time.Time) {
 	l.latencies[l.n%len(l.latencies)] = d
 	l.n++
 	var buf [len(Load{}.latencies)]time.Duration
@@ -262,9 +525,17 @@ func (l *Load) sample(d time.Duration) {
 	copy(s, l.latencies[:len(s)])
 	slices.Sort(s)
 	// The 10th percentile of recent samples: what the host answers in when
-	// it is not busy. It rises slowly if the host is slow for long, so a
-	// permanently slow host is not throttled for ever.
-	l.baseline = s[len(s)/10]
+	// it is not busy. It follows a fall at once and a rise slowly, over
+	// baselineRise, whatever the rate: a host kept busy does not make its
+	// busy answers the norm, and a host that is slow for good is not
+	// throttled for ever.
+	p10 := s[len(s)/10]
+	if l.baseline == 0 || p10 <= l.baseline {
+		l.baseline = p10
+	} else if dt := at.Sub(l.sampledAt); dt > 0 {
+		l.baseline += time.Duration(float64(p10-l.baseline) * min(dt.Seconds()/baselineRise.Seconds(), 1))
+	}
+	l.sampledAt = at
 }
 
 // recent is the median of the last five response times.

@@ -59,39 +59,60 @@ func TestLoadNeverBelowFloor(t *testing.T) {
 	}
 }
 
-func TestLoadWidensOnSlowResponsesAndRecovers(t *testing.T) {
+func TestLoadSlowsOnSlowResponsesAndRecovers(t *testing.T) {
 	l := NewLoad(LoadConfig{}, 200*time.Millisecond, "delay", 1)
-	drive(l, t0, ok(40*time.Millisecond, 20))
+	_, _, at := drive(l, t0, ok(40*time.Millisecond, 20))
 	if l.Baseline() != 40*time.Millisecond {
 		t.Fatalf("baseline %v", l.Baseline())
 	}
-	gaps, whys, at := drive(l, t0.Add(time.Minute), ok(400*time.Millisecond, 6))
+	if l.Gap() != 200*time.Millisecond {
+		t.Fatalf("healthy host: gap %v, want the floor", l.Gap())
+	}
+	gaps, whys, at := drive(l, at, ok(400*time.Millisecond, 6))
 	last := gaps[len(gaps)-1]
-	if last < 400*time.Millisecond || !strings.Contains(whys[len(whys)-1], "baseline") {
+	if last <= After(t0, 200*time.Millisecond).Sub(t0) || !strings.Contains(whys[len(whys)-1], "baseline") {
 		t.Fatalf("after slow responses the gap is %v (%s); want it widened and explained", last, whys[len(whys)-1])
 	}
-	// Healthy again: the gap comes back to the floor step by step, not at once.
-	gaps, _, _ = drive(l, at, ok(40*time.Millisecond, 100))
+	// Healthy again: the pace comes back to the floor's over time, not at
+	// once.
+	gaps, _, at = drive(l, at, ok(40*time.Millisecond, 1))
 	if gaps[0] <= After(t0, 200*time.Millisecond).Sub(t0) {
 		t.Errorf("first healthy response went straight back to the floor: recovery must be gradual")
 	}
+	for end := at.Add(4 * maxCycle); at.Before(end); {
+		_, _, at = drive(l, at, ok(40*time.Millisecond, 1))
+	}
 	if l.Gap() != 200*time.Millisecond {
-		t.Errorf("after 100 healthy responses the gap is %v, want the floor", l.Gap())
+		t.Errorf("after four cycles of healthy responses the gap is %v, want the floor", l.Gap())
 	}
 }
 
 func TestLoadErrorsBackOffButNotFor404(t *testing.T) {
 	l := NewLoad(LoadConfig{}, time.Second, "delay", 1)
 	drive(l, t0, []Outcome{{Status: 404, Latency: 10 * time.Millisecond}, {Status: 403}, {Status: 410}})
-	if l.Gap() != time.Second {
+	if l.Gap() != time.Second || l.events != 0 {
 		t.Fatalf("404/403/410 widened the gap to %v: they are answers, not load", l.Gap())
 	}
 	for _, status := range []int{429, 500, 502, 503, 504, 0} {
 		l := NewLoad(LoadConfig{}, time.Second, "delay", 1)
-		o := Outcome{Status: status, Failed: status == 0}
-		drive(l, t0, []Outcome{o})
-		if l.Gap() < 1800*time.Millisecond {
-			t.Errorf("status %d: gap %v, want about doubled", status, l.Gap())
+		_, _, at := drive(l, t0, ok(10*time.Millisecond, 10))
+		o := Outcome{Start: at, End: at.Add(10 * time.Millisecond), Status: status, Failed: status == 0}
+		d := l.Observe(o)
+		if status == 500 {
+			// A lone 500 is a broken page; a second one is load.
+			if d.Reason == ReasonBackoff || l.events != 0 {
+				t.Errorf("a lone 500 slowed the host: %s", d.Why)
+			}
+			o.Start, o.End = d.Next, d.Next.Add(10*time.Millisecond)
+			d = l.Observe(o)
+		}
+		if d.Reason != ReasonBackoff || d.Next.Sub(o.End) < 450*time.Millisecond || d.Next.Sub(o.End) > 6*time.Second {
+			t.Errorf("status %d: next request %v later (%s, %s), want a pause of seconds", status, d.Next.Sub(o.End), d.Reason, d.Why)
+		}
+		// The rate is cut from the pace the host was really sent at (one
+		// request per second and a bit), not from the slow start's.
+		if r := l.Rate(); r > 0.8 || r < 0.6 {
+			t.Errorf("status %d: rate %.2f/s after the cut, want about 0.75 × 0.98/s", status, r)
 		}
 	}
 }
@@ -139,9 +160,11 @@ func TestLoadPausesAFailingHost(t *testing.T) {
 	if next.Sub(at) > 2*time.Minute+time.Second {
 		t.Errorf("after a success the next request waits %v", next.Sub(at))
 	}
-	drive(l, next, ok(time.Millisecond, 30))
-	if l.Gap() != time.Second {
-		t.Errorf("after 30 good answers the gap is %v, want the floor", l.Gap())
+	for end := next.Add(2 * maxCycle); next.Before(end); {
+		_, _, next = drive(l, next, ok(time.Millisecond, 1))
+	}
+	if l.Gap() != time.Second || l.events != 1 {
+		t.Errorf("after two cycles of good answers the gap is %v (%d congestion events), want the floor (one event)", l.Gap(), l.events)
 	}
 }
 

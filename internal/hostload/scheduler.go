@@ -19,7 +19,8 @@ type Reason string
 const (
 	ReasonDelay   Reason = "delay"   // the gap after its last request (--delay, Crawl-delay)
 	ReasonRobots  Reason = "robots"  // robots.txt unavailable; retried later
-	ReasonBackoff Reason = "backoff" // the host is struggling: slow answers, errors, Retry-After
+	ReasonRate    Reason = "rate"    // the rate learned from how the host answers (Load)
+	ReasonBackoff Reason = "backoff" // the host pushed back: a pause after refusals, errors, Retry-After
 	ReasonAddr    Reason = "address" // other hosts at the same IP address are being fetched
 )
 
@@ -389,6 +390,22 @@ func (s *Scheduler) sweepIdleLocked(now time.Time) {
 			delete(s.mu.hosts, k)
 		}
 	}
+}
+
+// Wake makes a waiting host due now: what it waited for was done on
+// another host's turn (a robots.txt redirect hop). A held, idle or unknown
+// host is left as it is.
+func (s *Scheduler) Wake(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.mu.hosts[host]
+	now := time.Now()
+	if h == nil || h.index < 0 || !h.next.After(now) {
+		return
+	}
+	h.next = now
+	heap.Fix(&s.mu.parked, h.index)
+	s.notify()
 }
 
 // TryAcquire holds host at once if no one holds it and it is due, for a
