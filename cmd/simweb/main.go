@@ -6,13 +6,15 @@
 //	       [--print-connect-to]
 //	       [--capacity RPS] [--addr-capacity RPS] [--workers 1] [--queue 10]
 //	       [--slowdown 1] [--jitter 0] [--overload 503|429] [--retry-after DUR]
+//	       [--rate-limit RPS] [--burst N]
 //	       [--outage [HOST=]START+DUR]...
 //	       [--traps [HOST=]sessions,calendar,facets,deep,soft404,sitemaps|all]...
 //	       [--session-param sid] [--exact-pages N]
 //
 // With --capacity every host is a server of limited capacity that queues,
 // slows down and refuses requests (503 or 429 with Retry-After) when it is
-// overloaded; --outage scripts windows in which hosts answer only errors;
+// overloaded; --rate-limit refuses requests above a rate (nginx's limit_req
+// with nodelay: --burst requests beyond it at once); --outage scripts windows in which hosts answer only errors;
 // --traps gives hosts URL-space traps (session ids, an endless calendar, a
 // faceted catalog, an endless path, soft 404s, sitemaps).
 // See simweb --help.

@@ -91,7 +91,8 @@ type Config struct {
 	// the request ends. Writes are serialized. The in-memory log
 	// (Web.Requests) is kept either way.
 	Log io.Writer
-	// Now is the clock of the request log and of Outage windows. The
+	// Now is the clock of the request log, of Outage windows and of
+	// RateLimit limiters. The
 	// default is time.Now (inside a testing/synctest bubble, the bubble's
 	// clock).
 	Now func() time.Time

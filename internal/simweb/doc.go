@@ -26,7 +26,8 @@
 // which refuses with 503 or 429 and Retry-After when the queue is full;
 // Config.AddrCapacity does the same per server address, shared by the
 // hosts served there; an Outage answers only errors for a scripted
-// window. The Model behind a Capacity uses only timers, channels and a
+// window; a RateLimit refuses requests above a rate, as nginx's limit_req
+// does, with flat latency. The Model behind a Capacity uses only timers, channels and a
 // mutex, so it — and a Web called through ServeHTTP without sockets —
 // runs on the simulated clock of a testing/synctest bubble.
 //

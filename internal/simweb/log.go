@@ -21,7 +21,7 @@ type LogEntry struct {
 	Path   string `json:"path"` // r.URL.RequestURI()
 	// Status is the response status, or 0 when the client went away
 	// before the answer (during the latency, or while waiting for or
-	// holding a worker of a Capacity). Refusals of a Capacity or an
+	// holding a worker of a Capacity). Refusals of a RateLimit, a Capacity or an
 	// Outage are logged with their status (503, 429 …).
 	Status int    `json:"status"`
 	Bytes  int64  `json:"bytes"` // body bytes written, after compression
