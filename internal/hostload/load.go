@@ -97,8 +97,10 @@ func (o Outcome) IsLoadSignal() bool {
 // a window in round trips:
 //
 //   - Slow start. A host's rate starts at slowStartRate and doubles every
-//     slowStartDoubling until the first congestion event. It never runs
-//     far ahead of the rate the host is really answering at.
+//     slowStartDoubling answers, but no faster than every
+//     slowStartMinDoubling, until the first congestion event, which halves
+//     it (as TCP's window at its first loss). It never runs far ahead of
+//     the rate the host is really answering at.
 //   - A congestion event is a refusal (429, 500, 502, 503, 504, a
 //     connection refused, reset or timed out) or response times well above
 //     the host's baseline. It cuts the rate to beta times the rate measured
@@ -147,12 +149,14 @@ type Load struct {
 	cycle    time.Duration // time from low back to ceil
 	cutAt    time.Time     // end of the request that caused the last cut
 	answered bool          // a request sent after the cut was answered
+	// slowAnswers counts the healthy answers of slow start.
+	slowAnswers int
 	// lastSignal is the number of starts (ns) at the last load signal.
 	lastSignal int
-	paced      time.Time // earliest start of the next request by the rate
-	starts     [rateWindow]time.Time
-	ns         int       // starts seen
-	resumed    time.Time // the end of the last pause: earlier starts are not measured
+	paced      time.Time         // earliest start of the next request by the rate
+	starts     [rateWindow]int64 // recent request starts (Unix ns), a ring
+	ns         int               // starts seen
+	resumed    time.Time         // the end of the last pause: earlier starts are not measured
 
 	// For the summary.
 	events     int
@@ -165,9 +169,13 @@ type Load struct {
 
 // The rate control's constants (see Load).
 const (
-	slowStartRate     = 20.0 // requests/s
-	slowStartDoubling = 300 * time.Millisecond
-	beta              = 0.75 // the rate after a cut, as a share of the measured rate
+	slowStartRate        = 20.0 // requests/s
+	slowStartDoubling    = 2    // answers
+	slowStartMinDoubling = 150 * time.Millisecond
+	beta                 = 0.75 // the rate after a cut, as a share of the measured rate
+	// slowStartCut is the cut that ends slow start: the rate may have
+	// doubled since the limit was passed, as TCP's window halves then.
+	slowStartCut = 0.5
 	// headroom is how far under its ceiling the rate levels off: the
 	// rate measured at a refusal is a little above the host's limit.
 	headroom      = 0.03
@@ -315,6 +323,9 @@ func (l *Load) Observe(o Outcome) Decision {
 			l.healthy = 0
 		default:
 			l.healthy++
+			if l.ceil == 0 {
+				l.slowAnswers++
+			}
 		}
 	}
 	return l.pace(o)
@@ -333,7 +344,7 @@ func (l *Load) noteStart(t time.Time) {
 		l.started, l.answered = true, true
 		l.low, l.growFrom, l.resumed, l.firstStart = slowStartRate, t, t, t
 	}
-	l.starts[l.ns%len(l.starts)] = t
+	l.starts[l.ns%len(l.starts)] = t.UnixNano()
 	l.ns++
 	if !l.decayedAt.IsZero() && t.After(l.decayedAt) {
 		l.decayed *= math.Exp(-t.Sub(l.decayedAt).Seconds() / settleWindow.Seconds())
@@ -352,7 +363,11 @@ func (l *Load) congestion(o Outcome, why string) {
 		m = min(l.rateAt(o.Start), 1/max(o.End.Sub(o.Start)+l.floor, time.Millisecond).Seconds())
 	}
 	l.ceil = m
-	l.low = max(beta*m, l.minRate())
+	cut := beta
+	if l.ceil == 0 {
+		cut = slowStartCut
+	}
+	l.low = max(cut*m, l.minRate())
 	l.cutAt = o.End
 	l.answered = false
 	l.growFrom = o.End
@@ -374,17 +389,18 @@ func (l *Load) measured() (rate float64, ok bool) {
 	}
 	newest := l.starts[(l.ns-1)%len(l.starts)]
 	oldest, count := newest, 1
+	resumed := l.resumed.UnixNano()
 	for i := 1; i < k; i++ {
 		s := l.starts[(l.ns-1-i)%len(l.starts)]
-		if s.Before(l.resumed) || newest.Sub(s) > rateSpan {
+		if s < resumed || time.Duration(newest-s) > rateSpan {
 			break
 		}
 		oldest, count = s, count+1
 	}
-	if count < 3 || !newest.After(oldest) {
+	if count < 3 || newest <= oldest {
 		return 0, false
 	}
-	return float64(count-1) / newest.Sub(oldest).Seconds(), true
+	return float64(count-1) / time.Duration(newest-oldest).Seconds(), true
 }
 
 // rateAt returns the rate the host may be sent at time t: +Inf before its
@@ -396,7 +412,12 @@ func (l *Load) rateAt(t time.Time) float64 {
 	s := max(t.Sub(l.growFrom).Seconds(), 0)
 	var r float64
 	if l.ceil == 0 {
-		r = l.low * math.Exp2(min(s/slowStartDoubling.Seconds(), 60))
+		// Doubling every slowStartDoubling answers, but no faster than
+		// every slowStartMinDoubling: a limiter's burst answers the first
+		// requests at any speed, and the rate it hides must not be
+		// overshot by more than about twice.
+		d := min(float64(l.slowAnswers)/slowStartDoubling, s/slowStartMinDoubling.Seconds())
+		r = l.low * math.Exp2(min(d, 60))
 	} else {
 		// CUBIC's curve: low at growFrom, flat just under the ceiling
 		// after one cycle, and growing past it after that.
