@@ -169,7 +169,9 @@ func TestSimLatencyKnee(t *testing.T) {
 				if rate < 0.7*knee {
 					t.Errorf("%.1f requests/s, want ≥ 70%% of the knee's %v: the latency signal starves the rate", rate, knee)
 				}
-				if m > 2.5 {
+				// The latency signal fires at twice the baseline and 20 ms
+				// above it: 3× here. Sitting below that is not overshooting.
+				if m > 3 {
 					t.Errorf("median latency %.2f× the base: the rate overshoots the knee", m)
 				}
 			})

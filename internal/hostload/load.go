@@ -315,10 +315,8 @@ func (l *Load) Observe(o Outcome) Decision {
 		case l.cooldown > 0 || o.Start.Before(l.cutAt.Add(latencyQuiet)):
 			l.cooldown = max(l.cooldown-1, 0)
 		case l.struggling():
-			if !o.Start.Before(l.cutAt) {
-				l.congestion(o, fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)))
-				l.resumed = o.End
-			}
+			l.congestion(o, fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)))
+			l.resumed = o.End
 			l.cooldown = latencyCooldown
 			l.healthy = 0
 		default:
@@ -362,11 +360,11 @@ func (l *Load) congestion(o Outcome, why string) {
 		// allowed, is the best estimate.
 		m = min(l.rateAt(o.Start), 1/max(o.End.Sub(o.Start)+l.floor, time.Millisecond).Seconds())
 	}
-	l.ceil = m
 	cut := beta
 	if l.ceil == 0 {
 		cut = slowStartCut
 	}
+	l.ceil = m
 	l.low = max(cut*m, l.minRate())
 	l.cutAt = o.End
 	l.answered = false

@@ -1,6 +1,7 @@
 package hostload
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -110,9 +111,10 @@ func TestLoadErrorsBackOffButNotFor404(t *testing.T) {
 			t.Errorf("status %d: next request %v later (%s, %s), want a pause of seconds", status, d.Next.Sub(o.End), d.Reason, d.Why)
 		}
 		// The rate is cut from the pace the host was really sent at (one
-		// request per second and a bit), not from the slow start's.
-		if r := l.Rate(); r > 0.8 || r < 0.6 {
-			t.Errorf("status %d: rate %.2f/s after the cut, want about 0.75 × 0.98/s", status, r)
+		// request per second and a bit), not from the slow start's; the
+		// first cut, which ends slow start, halves it.
+		if r := l.Rate(); r > 0.55 || r < 0.45 {
+			t.Errorf("status %d: rate %.2f/s after the cut, want about 0.5 × 0.98/s", status, r)
 		}
 	}
 }
@@ -208,5 +210,34 @@ func TestLoadConcurrencyGrowsOnlyWithoutFloor(t *testing.T) {
 	drive(l, at, []Outcome{{Status: 503}})
 	if n := l.Concurrency(2); n != 1 {
 		t.Errorf("concurrency %d after a 503, want back to 1", n)
+	}
+}
+
+// TestLoadCutsFromTheMeasuredRate: the cut starts from the rate the host
+// was really sent at (the floor's pace here), not from the slow start's
+// target, and the summary says where it happened and why.
+func TestLoadCutsFromTheMeasuredRate(t *testing.T) {
+	l := NewLoad(LoadConfig{}, 50*time.Millisecond, "delay 50ms", 1)
+	_, _, at := drive(l, t0, ok(0, 60))
+	sent := 1 / After(t0, 50*time.Millisecond).Sub(t0).Seconds() // 13.3/s
+	if l.Summary() != "" {
+		t.Fatalf("a host that never pushed back has a summary: %q", l.Summary())
+	}
+	d := l.Observe(Outcome{Start: at, End: at, Status: 503})
+	if r := l.Rate(); r < 0.45*sent || r > 0.55*sent {
+		t.Errorf("rate after the first cut %.1f/s, want half the %.1f/s measured", r, sent)
+	}
+	want := fmt.Sprintf("503, no Retry-After at %.1f/s → settled at", sent)
+	if s := l.Summary(); !strings.HasPrefix(s, want) || !strings.HasSuffix(s, "(1 congestion event)") {
+		t.Errorf("summary %q, want it to start %q", s, want)
+	}
+	// More refusals with no success in between are the same event.
+	at = d.Next
+	for range 2 {
+		d = l.Observe(Outcome{Start: at, End: at, Status: 503})
+		at = d.Next
+	}
+	if l.events != 1 {
+		t.Errorf("%d congestion events for three refusals in a row, want 1", l.events)
 	}
 }
