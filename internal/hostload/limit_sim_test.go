@@ -197,3 +197,32 @@ func TestSimUnlimitedHost(t *testing.T) {
 		}
 	})
 }
+
+// TestSimSlowSpells: a host whose answers are slow for 3 s in every 15,
+// whatever it is sent (its own batch jobs, a busy neighbour). The latency
+// signal may slow the crawl in a spell, but must not starve it: cutting
+// again while the answers stay slow at the lower rate does not help.
+func TestSimSlowSpells(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		var mu sync.Mutex
+		r := rand.New(rand.NewPCG(5, 5))
+		serve := func(ctx context.Context) (int, time.Duration, time.Duration) {
+			lat := jittered(r, &mu, 5*time.Millisecond)
+			if time.Since(t0)%(15*time.Second) >= 12*time.Second {
+				lat = jittered(r, &mu, 40*time.Millisecond)
+			}
+			time.Sleep(lat)
+			return 200, 0, lat
+		}
+		log := simulate(t, []simHost{{name: "spells", floor: time.Millisecond, why: "delay 1ms", serve: serve}}, 2, 5*time.Minute)
+		w := measure(log, 4*time.Minute, 5*time.Minute)
+		// Back to back, it would get about 150/s outside the spells and
+		// 25/s in them: 125/s on average.
+		rate := float64(w.ok) / w.seconds
+		t.Logf("%.1f requests/s in the last minute", rate)
+		if rate < 0.4*125 {
+			t.Errorf("%.1f requests/s in the last minute, want ≥ 40%% of the 125/s its answers allow: slow spells starve the rate", rate)
+		}
+	})
+}

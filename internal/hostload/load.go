@@ -114,6 +114,13 @@ func (o Outcome) IsLoadSignal() bool {
 //     ceiling it grows faster and faster again, so the ceiling decays and a
 //     server that got faster is found again.
 //
+// Slow answers are weaker evidence than a refusal: the cut they cause does
+// not halve a slow start, and when the answers stay as slow at the lower
+// rate the cut asked for, the host is slow for another reason (its own
+// jobs, a busy neighbour): the slow answers become its baseline and the
+// cuts of that run of latency events are undone, so that slowness the
+// crawler does not cause cannot starve the rate.
+//
 // A host with a fixed limit is thus crawled just under it, and the limit is
 // touched about once a cycle. A refusal also pauses the host: for as long
 // as Retry-After asks (clamped to RetryAfterMax), or else briefly (seconds);
@@ -142,15 +149,17 @@ type Load struct {
 	rand      *rand.Rand
 
 	// The rate.
-	started  bool          // the host's first request has been seen
-	low      float64       // the rate at growFrom, requests/s
-	ceil     float64       // the rate measured at the last congestion event; 0 before the first
-	growFrom time.Time     // the rate grows from low from here on
-	cycle    time.Duration // time from low back to ceil
-	cutAt    time.Time     // end of the request that caused the last cut
-	answered bool          // a request sent after the cut was answered
+	started bool // the host's first request has been seen
+	rateState
+	// beforeSlow is the rate as it was before a run of latency events: a
+	// run that turns out not to be the crawler's doing is undone.
+	beforeSlow rateState
+	cutAt      time.Time // end of the request that caused the last cut
+	answered   bool      // a request sent after the cut was answered
 	// slowAnswers counts the healthy answers of slow start.
-	slowAnswers int
+	slowAnswers  int
+	slowEvent    bool          // the last congestion event was slow answers, not a refusal
+	eventLatency time.Duration // the recent response time at the last latency event
 	// lastSignal is the number of starts (ns) at the last load signal.
 	lastSignal int
 	paced      time.Time         // earliest start of the next request by the rate
@@ -160,8 +169,6 @@ type Load struct {
 
 	// For the summary.
 	events     int
-	eventWhy   string
-	eventRate  float64
 	decayed    float64   // request starts, exponentially decayed over settleWindow
 	decayedAt  time.Time // the start last counted in decayed
 	firstStart time.Time
@@ -207,6 +214,16 @@ const (
 	// for a 500 to be taken for a broken page rather than load.
 	isolatedSignal = 20
 )
+
+// rateState is what the rate's curve depends on.
+type rateState struct {
+	low       float64       // the rate at growFrom, requests/s
+	ceil      float64       // the rate measured at the last congestion event; 0 before the first
+	growFrom  time.Time     // the rate grows from low from here on
+	cycle     time.Duration // time from low back to ceil
+	eventWhy  string        // the cause of the last congestion event, for the summary
+	eventRate float64       // the rate measured then
+}
 
 // NewLoad returns the load state of a host with the given floor (the
 // smallest gap the site and the configuration allow) and its reason.
@@ -273,7 +290,7 @@ func (l *Load) Observe(o Outcome) Decision {
 		// cut once, and the pause grows instead.
 		event := l.answered && !o.Start.Before(l.cutAt)
 		if event {
-			l.congestion(o, why)
+			l.congestion(o, why, true)
 		}
 		switch {
 		case hasRA:
@@ -315,8 +332,22 @@ func (l *Load) Observe(o Outcome) Decision {
 		case l.cooldown > 0 || o.Start.Before(l.cutAt.Add(latencyQuiet)):
 			l.cooldown = max(l.cooldown-1, 0)
 		case l.struggling():
-			l.congestion(o, fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)))
-			l.resumed = o.End
+			if m, ok := l.measured(); l.slowEvent && ok && m >= 0.9*l.low && m < 0.9*l.eventRate && 10*l.recent() >= 9*l.eventLatency {
+				// As slow as at the last latency event, though sent
+				// clearly slower since, at the rate that event set: the
+				// host is slow for another reason, and cutting again
+				// would only starve the rate. Its slow answers are the
+				// norm now, and the cuts it caused are undone. (Sent
+				// slower, but not as slow as the cut asked, the
+				// answers still set the pace: cut again.)
+				l.baseline = l.recent()
+				l.rateState = l.beforeSlow
+				l.slowEvent = false
+			} else {
+				l.eventLatency = l.recent()
+				l.congestion(o, fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)), false)
+				l.resumed = o.End
+			}
 			l.cooldown = latencyCooldown
 			l.healthy = 0
 		default:
@@ -352,7 +383,10 @@ func (l *Load) noteStart(t time.Time) {
 }
 
 // congestion cuts the rate: o is the first load signal of a new event.
-func (l *Load) congestion(o Outcome, why string) {
+// refused says it is a refusal, not slow answers: only a refusal ends slow
+// start with slowStartCut, since only a limiter lets slow start overshoot
+// by as much as that.
+func (l *Load) congestion(o Outcome, why string, refused bool) {
 	m, ok := l.measured()
 	if !ok {
 		// Too few requests since the last pause to measure: the rate
@@ -361,9 +395,13 @@ func (l *Load) congestion(o Outcome, why string) {
 		m = min(l.rateAt(o.Start), 1/max(o.End.Sub(o.Start)+l.floor, time.Millisecond).Seconds())
 	}
 	cut := beta
-	if l.ceil == 0 {
+	if l.ceil == 0 && refused {
 		cut = slowStartCut
 	}
+	if !refused && !l.slowEvent {
+		l.beforeSlow = l.rateState
+	}
+	l.slowEvent = !refused
 	l.ceil = m
 	l.low = max(cut*m, l.minRate())
 	l.cutAt = o.End
