@@ -70,6 +70,21 @@ func troubleSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 	}
 }
 
+// mustCrawl runs a crawl of cfg until it ends or ctx is done, and returns
+// its summary; a crawl that cannot start or fails ends the test.
+func mustCrawl(t *testing.T, ctx context.Context, cfg gentlecrawl.Config) *gentlecrawl.Summary {
+	t.Helper()
+	c, err := gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
 func closedPort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -315,19 +330,13 @@ func TestRobotsRedirectToAnotherHost(t *testing.T) {
 	}))
 	defer srv.Close()
 	const delay = 30 * time.Millisecond
-	c, err := gentlecrawl.New(gentlecrawl.Config{
+	mustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://a.test/", "http://b.test/"},
 		Delay:                delay,
 		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
 		AllowPrivateNetworks: true,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Run(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	mu.Lock()
 	defer mu.Unlock()
 	for host, hs := range hits {
@@ -809,7 +818,7 @@ func TestRobotsRedirectToABusyHost(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, err := gentlecrawl.New(gentlecrawl.Config{
+	mustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://b.test/p0", "http://a.test/"},
 		Delay:                20 * time.Millisecond,
@@ -817,12 +826,6 @@ func TestRobotsRedirectToABusyHost(t *testing.T) {
 		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
 		AllowPrivateNetworks: true,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Run(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	mu.Lock()
 	defer mu.Unlock()
 	bBefore := 0

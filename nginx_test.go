@@ -50,7 +50,9 @@ func TestNginxRateLimits(t *testing.T) {
 		nginxtest.Site{Name: "b.test", Addr: "127.0.0.3:0", Root: rootB, Limit: limB, Gzip: true},
 	)
 	const delay = 20 * time.Millisecond
-	c, err := gentlecrawl.New(gentlecrawl.Config{
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	sum := mustCrawl(t, ctx, gentlecrawl.Config{
 		JobDir: t.TempDir(),
 		Seeds:  []string{"http://a.test/", "http://b.test/"},
 		Delay:  delay,
@@ -60,15 +62,6 @@ func TestNginxRateLimits(t *testing.T) {
 		},
 		AllowPrivateNetworks: true,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	sum, err := c.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	entries, err := srv.WaitEntries(t.Context(), sum.Requests)
 	if err != nil {
 		t.Fatal(err)

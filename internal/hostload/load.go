@@ -101,18 +101,20 @@ func (o Outcome) IsLoadSignal() bool {
 //     slowStartMinDoubling, until the first congestion event, which halves
 //     it (as TCP's window at its first loss). It never runs far ahead of
 //     the rate the host is really answering at.
-//   - A congestion event is a refusal (429, 500, 502, 503, 504, a
-//     connection refused, reset or timed out) or response times well above
-//     the host's baseline. It cuts the rate to beta times the rate measured
-//     over the last requests — what the server really got, not the target
-//     — and that measured rate becomes the host's ceiling. Load signals
-//     from requests sent before the cut took effect belong to the same
-//     event, as losses within one window do in TCP.
+//   - A congestion event is a refusal (429, 502, 503, 504, a 500 that is
+//     not alone, a connection refused, reset or timed out) or response
+//     times well above the host's baseline. It cuts the rate to beta times
+//     the rate measured over the last requests — what the server really
+//     got, not the target — and that measured rate becomes the host's
+//     ceiling. Load signals from requests sent before the cut took effect,
+//     or with no success since, belong to the same event, as losses within
+//     one window do in TCP.
 //   - The rate then climbs back, fast at first and more and more slowly as
-//     it nears the ceiling, reaching it after one cycle (long enough for
-//     about cycleRequests requests, and within minCycle..maxCycle); past the
-//     ceiling it grows faster and faster again, so the ceiling decays and a
-//     server that got faster is found again.
+//     it nears the ceiling, levelling off headroom under it after one cycle
+//     (long enough for about cycleRequests requests, and at least
+//     pauseShare times the pause, within minCycle..maxCycle); then it grows
+//     faster and faster again, so the ceiling decays and a server that got
+//     faster is found again.
 //
 // Slow answers are weaker evidence than a refusal: the cut they cause does
 // not halve a slow start, and when the answers stay as slow at the lower
