@@ -294,19 +294,24 @@ func (l *Load) Observe(o Outcome) Decision {
 		if event {
 			l.congestion(o, why, true)
 		}
-		switch {
-		case hasRA:
+		if hasRA {
 			wait := ra
 			l.clamped = 0
 			if wait > l.cfg.RetryAfterMax {
 				l.clamped, wait = wait, l.cfg.RetryAfterMax
 			}
 			l.setUntil(o.End.Add(wait), fmt.Sprintf("Retry-After %s", wait))
-		case l.failures < l.cfg.PauseAfter:
-			pause := l.briefPause() << (l.failures - 1)
+		}
+		// A 429 or 503 is a server that is up and says how it copes (a
+		// rate limiter's window may take seconds to reopen): its pause
+		// doubles as refusals go on. A host that fails otherwise gets
+		// the long pauses after PauseAfter failures in a row.
+		refusal := o.Status == 429 || o.Status == 503
+		if (refusal || l.failures < l.cfg.PauseAfter) && (!hasRA || l.failures > 1) {
+			pause := min(l.briefPause()<<min(l.failures-1, 30), l.cfg.PauseMax)
 			l.setUntil(o.End.Add(pause), fmt.Sprintf("%s: paused %v", why, pause.Round(time.Millisecond)))
 		}
-		if l.failures >= l.cfg.PauseAfter {
+		if !refusal && l.failures >= l.cfg.PauseAfter {
 			pause := l.cfg.PauseBase << min(l.failures-l.cfg.PauseAfter, 30)
 			if pause <= 0 || pause > l.cfg.PauseMax {
 				pause = l.cfg.PauseMax
