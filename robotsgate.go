@@ -209,11 +209,11 @@ func (c *Crawler) hopTurn(ctx context.Context, host, origin string) error {
 	return err
 }
 
-// fetchRobots makes one request of an origin's robots.txt chain: the file itself
-// or the next redirect hop. It returns the time the host may be asked again,
-// and why: ReasonRobots when the hop was queued on a busy host, which wakes
-// this one when it is made. holding says the caller holds the host of the next hop (hopTurn), which
-// fetchRobots then releases.
+// fetchRobots makes one request of an origin's robots.txt chain: the file
+// itself or the next redirect hop. It returns the time the host may be asked
+// again, and why: ReasonRobots when the hop was queued on a busy host, which
+// wakes this one when it is made. holding says the caller holds the host of
+// the next hop (hopTurn), which fetchRobots then releases.
 func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) (time.Time, hostload.Reason, error) {
 	prev := c.robots.get(origin)
 	target := robotsURL(origin)
