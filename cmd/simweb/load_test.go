@@ -47,28 +47,11 @@ func TestRunCapacityAndOutage(t *testing.T) {
 		}
 	}
 	addr := regexp.MustCompile(`serving 3 hosts on http://(\S+)`).FindStringSubmatch(out)[1]
-	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, network, addr)
-	}}}
-	for _, tc := range []struct {
-		url        string
-		status     int
-		retryAfter string
-	}{
+	checkAnswers(t, addr, []answer{
 		{"http://a.test/", 200, ""},
 		{"http://b.test/robots.txt", 429, "5"},
 		{"http://c.test/robots.txt", 200, ""},
-	} {
-		resp, err := c.Get(tc.url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != tc.status || resp.Header.Get("Retry-After") != tc.retryAfter {
-			t.Errorf("%s: %d Retry-After %q", tc.url, resp.StatusCode, resp.Header.Get("Retry-After"))
-		}
-	}
+	})
 	cancel()
 	if err := <-errc; err != nil {
 		t.Fatal(err)
@@ -90,20 +73,34 @@ func TestRunRateLimit(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 	addr := regexp.MustCompile(`serving 2 hosts on http://(\S+)`).FindStringSubmatch(out)[1]
-	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, network, addr)
-	}}}
-	for _, tc := range []struct {
-		url        string
-		status     int
-		retryAfter string
-	}{
+	checkAnswers(t, addr, []answer{
 		{"http://a.test/robots.txt", 200, ""},
 		{"http://a.test/", 200, ""}, // the burst
 		{"http://a.test/", 429, "60"},
 		{"http://a.test/robots.txt", 429, "60"},
 		{"http://b.test/", 200, ""},
-	} {
+	})
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// answer is the status and Retry-After a URL must get.
+type answer struct {
+	url        string
+	status     int
+	retryAfter string
+}
+
+// checkAnswers requests each URL in order from the server at addr, whatever
+// its host, and checks the status and Retry-After.
+func checkAnswers(t *testing.T, addr string, answers []answer) {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}}
+	for _, tc := range answers {
 		resp, err := c.Get(tc.url)
 		if err != nil {
 			t.Fatal(err)
@@ -113,10 +110,6 @@ func TestRunRateLimit(t *testing.T) {
 		if resp.StatusCode != tc.status || resp.Header.Get("Retry-After") != tc.retryAfter {
 			t.Errorf("%s: %d Retry-After %q, want %d %q", tc.url, resp.StatusCode, resp.Header.Get("Retry-After"), tc.status, tc.retryAfter)
 		}
-	}
-	cancel()
-	if err := <-errc; err != nil {
-		t.Fatal(err)
 	}
 }
 
