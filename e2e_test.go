@@ -115,14 +115,7 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	c, err := gentlecrawl.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := c.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := mustCrawl(t, ctx, cfg)
 	if err := web.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -170,14 +163,7 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 	// robots.txt still fresh in the cache.
 	web.ResetLog()
 	cfg.Recrawl = true
-	c, err = gentlecrawl.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum2, err := c.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum2 := mustCrawl(t, ctx, cfg)
 	if err := web.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}

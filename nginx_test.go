@@ -76,13 +76,12 @@ func TestNginxRateLimits(t *testing.T) {
 		if len(es) < 20 {
 			t.Fatalf("%s: %d requests in 30 s", site, len(es))
 		}
-		start := func(e nginxtest.Entry) time.Time { return e.Time.Add(-e.Duration) }
-		sort.Slice(es, func(i, j int) bool { return start(es[i]).Before(start(es[j])) })
-		t0 := start(es[0])
+		sort.Slice(es, func(i, j int) bool { return es[i].Start().Before(es[j].Start()) })
+		t0 := es[0].Start()
 		var windowEnd time.Time
 		var early, late, earlyAll, lateAll int
 		for i, e := range es {
-			s := start(e)
+			s := e.Start()
 			// nginx logs whole milliseconds: allow 2 ms of rounding.
 			if s.Before(windowEnd.Add(-2 * time.Millisecond)) {
 				t.Errorf("%s %s at %v: inside the Retry-After window that ends at %v", site, e.URI, s.Sub(t0), windowEnd.Sub(t0))

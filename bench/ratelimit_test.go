@@ -195,7 +195,7 @@ func nginxGrid(t *testing.T, bin string, limit int) []string {
 	}
 	bySite := map[string][]hit{}
 	for _, e := range entries {
-		bySite[e.Site] = append(bySite[e.Site], hit{e.Time.Add(-e.Duration), e.Status})
+		bySite[e.Site] = append(bySite[e.Site], hit{e.Start(), e.Status})
 	}
 	var rows []string
 	for i, v := range vs {

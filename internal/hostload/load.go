@@ -1,6 +1,7 @@
 package hostload
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -225,6 +226,7 @@ type rateState struct {
 	cycle     time.Duration // time from low back to ceil
 	eventWhy  string        // the cause of the last congestion event, for the summary
 	eventRate float64       // the rate measured then
+	paceWhy   string        // why the rate holds requests back, for Decision.Why
 }
 
 // NewLoad returns the load state of a host with the given floor (the
@@ -417,6 +419,7 @@ func (l *Load) congestion(o Outcome, why string, refused bool) {
 	l.cycle = min(max(time.Duration(cycleRequests/m*float64(time.Second)), minCycle), maxCycle)
 	l.events++
 	l.eventWhy, l.eventRate = why, m
+	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s", why, m)
 }
 
 // measured returns the rate at which the host was sent its last requests
@@ -524,7 +527,7 @@ func (l *Load) Next(end time.Time) Decision {
 	d := Decision{Next: After(end, l.floor), Reason: ReasonDelay, Why: l.floorWhy}
 	if l.paced.After(d.Next) {
 		d.Next, d.Reason = l.paced, ReasonRate
-		d.Why = l.rateWhy(end)
+		d.Why = cmp.Or(l.paceWhy, "slow start")
 	}
 	if l.until.After(d.Next) {
 		d.Next, d.Reason = l.until, ReasonBackoff
@@ -534,13 +537,6 @@ func (l *Load) Next(end time.Time) Decision {
 		}
 	}
 	return d
-}
-
-func (l *Load) rateWhy(t time.Time) string {
-	if l.ceil == 0 {
-		return fmt.Sprintf("slow start: %.1f requests/s", l.rateAt(t))
-	}
-	return fmt.Sprintf("%.1f requests/s after %s at %.1f/s", l.rateAt(t), l.eventWhy, l.eventRate)
 }
 
 // Summary says where the host's rate settled and why, for the crawl's

@@ -45,6 +45,9 @@ type Entry struct {
 	Limit string
 }
 
+// Start is when nginx began reading the request: Time less Duration.
+func (e Entry) Start() time.Time { return e.Time.Add(-e.Duration) }
+
 // Entries reads the access log. nginx writes each line, unbuffered, when
 // its request ends, which is after the response has been sent: a client
 // that has just read a response may not find it yet (WaitEntries waits).
