@@ -241,3 +241,31 @@ func TestLoadCutsFromTheMeasuredRate(t *testing.T) {
 		t.Errorf("%d congestion events for three refusals in a row, want 1", l.events)
 	}
 }
+
+// TestLoadRefusalPausesDouble: 429s and 503s in a row come from a server
+// that is up: the pause doubles from a second or two, never jumping to the
+// long pauses of a failing host, and never past PauseMax.
+func TestLoadRefusalPausesDouble(t *testing.T) {
+	l := NewLoad(LoadConfig{PauseMax: 10 * time.Minute}, 0, "no delay", 1)
+	_, _, at := drive(l, t0, ok(time.Millisecond, 30))
+	var pauses []time.Duration
+	for range 20 {
+		d := l.Observe(Outcome{Start: at, End: at, Status: 429})
+		pauses = append(pauses, d.Next.Sub(at))
+		at = d.Next
+	}
+	if pauses[0] > 5*time.Second || pauses[2] >= 30*time.Second {
+		t.Errorf("pauses %v: want seconds, not the long pauses of a failing host", pauses[:4])
+	}
+	for i := 1; i < len(pauses); i++ {
+		if pauses[i] < pauses[i-1] && pauses[i] != 10*time.Minute {
+			t.Errorf("pause %d is %v after %v: want it to grow", i, pauses[i], pauses[i-1])
+		}
+		if pauses[i] > 10*time.Minute {
+			t.Errorf("pause %d is %v, past PauseMax", i, pauses[i])
+		}
+	}
+	if last := pauses[len(pauses)-1]; last != 10*time.Minute {
+		t.Errorf("after 20 refusals the pause is %v, want PauseMax", last)
+	}
+}
