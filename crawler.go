@@ -320,6 +320,7 @@ func (c *Crawler) admitSeeds(ctx context.Context) error {
 		}
 		cand := c.candidate(u, 0)
 		cand.Recrawl = true
+		cand.Hops = h.Hops // a redirect chain cut at the limit stays cut
 		batch = append(batch, cand)
 		if len(batch) >= 1000 {
 			return flush()

@@ -590,13 +590,14 @@ func TestContentPolicies(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, err := gentlecrawl.New(gentlecrawl.Config{
+	cfg := gentlecrawl.Config{
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://a.test/"},
 		Delay:                5 * time.Millisecond,
 		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
 		AllowPrivateNetworks: true,
-	})
+	}
+	c, err := gentlecrawl.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,6 +620,22 @@ func TestContentPolicies(t *testing.T) {
 	// the 11th redirect in the chain.
 	if hits["/r/10"] != 1 || hits["/r/11"] != 0 || sum.BadRedirects != 1 {
 		t.Errorf("redirect chain: /r/10 %d, /r/11 %d, bad redirects %d; want 1, 0, 1", hits["/r/10"], hits["/r/11"], sum.BadRedirects)
+	}
+	mu.Unlock()
+
+	// A re-crawl fetches the chain again and cuts it at the same hop: the
+	// last hop is queued again with the hops that led to it.
+	cfg.Recrawl = true
+	c, err = gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if hits["/r/10"] != 2 || hits["/r/11"] != 0 {
+		t.Errorf("after --recrawl: /r/10 requested %d times, /r/11 %d; want 2 and 0", hits["/r/10"], hits["/r/11"])
 	}
 }
 

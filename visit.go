@@ -381,6 +381,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		h.URL = item.URL
 	}
 	h.Visits++
+	h.Hops = item.Hops
 	h.Fetched = time.Now()
 	o.End = h.Fetched
 	var links []frontier.Candidate

@@ -174,12 +174,20 @@ func queueKeyDue(k []byte) time.Time {
 // History records are binary: a flags byte, the numbers as uvarints, then
 // the strings, each a uvarint length and its bytes. Times are nanoseconds
 // since 1970 (0: none), read back in UTC.
-const historyPending = 1
+// History flags. historyHops marks a record that ends with its redirect
+// hops (a uvarint); records written before it was added end without.
+const (
+	historyPending = 1
+	historyHops    = 2
+)
 
 func appendHistory(b []byte, h *History) []byte {
 	var flags byte
 	if h.Pending {
 		flags |= historyPending
+	}
+	if h.Hops > 0 {
+		flags |= historyHops
 	}
 	b = append(b, flags)
 	for _, n := range [...]uint64{uint64(max(h.Status, 0)), uint64(max(h.Size, 0)), uint64(max(h.Visits, 0)), uint64(max(h.Changes, 0)), timeNanos(h.Fetched), timeNanos(h.Captured)} {
@@ -189,14 +197,17 @@ func appendHistory(b []byte, h *History) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	if h.Hops > 0 {
+		b = binary.AppendUvarint(b, uint64(h.Hops))
+	}
 	return b
 }
 
 func decodeHistory(v []byte, h *History) error {
-	if len(v) < 1 || v[0]&^historyPending != 0 {
+	if len(v) < 1 || v[0]&^(historyPending|historyHops) != 0 {
 		return errCorrupt
 	}
-	pending := v[0]&historyPending != 0
+	pending, hasHops := v[0]&historyPending != 0, v[0]&historyHops != 0
 	var nums [6]uint64
 	v, ok := uvarints(v[1:], nums[:], 1<<62)
 	if !ok {
@@ -210,13 +221,21 @@ func decodeHistory(v []byte, h *History) error {
 		}
 		strs[i], v = string(v[n:n+int(x)]), v[n+int(x):]
 	}
+	var hops uint64
+	if hasHops {
+		var n int
+		if hops, n = binary.Uvarint(v); n <= 0 || hops > 1<<31 {
+			return errCorrupt
+		}
+		v = v[n:]
+	}
 	if len(v) != 0 || nums[0] > 999 || nums[2] > 1<<31 || nums[3] > 1<<31 {
 		return errCorrupt
 	}
 	*h = History{
 		URL: strs[0], Outcome: strs[1], Error: strs[2], ETag: strs[3], LastModified: strs[4], ContentType: strs[5], Digest: strs[6],
 		Status: int(nums[0]), Size: int64(nums[1]), Visits: int(nums[2]), Changes: int(nums[3]),
-		Fetched: utcTime(nums[4]), Captured: utcTime(nums[5]), Pending: pending,
+		Fetched: utcTime(nums[4]), Captured: utcTime(nums[5]), Pending: pending, Hops: int(hops),
 	}
 	return nil
 }

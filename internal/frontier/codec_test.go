@@ -92,6 +92,7 @@ func TestHistoryCodec(t *testing.T) {
 		{URL: "https://a.test/p", Status: 200, Outcome: "fetched", ETag: `"x"`, LastModified: "Mon, 30 Nov 2026 12:00:00 GMT",
 			ContentType: "text/html", Digest: "sha1:ABC", Size: 48213, Fetched: at, Captured: at.Add(-time.Hour), Visits: 3, Changes: 1, Pending: true},
 		{URL: "https://a.test/q", Outcome: "failed", Error: "connection refused"},
+		{URL: "https://a.test/r/10", Status: 302, Outcome: "fetched", Hops: 10},
 	} {
 		b := appendHistory(nil, &h)
 		var got History

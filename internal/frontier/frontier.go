@@ -224,6 +224,7 @@ type History struct {
 	Captured     time.Time `json:"captured,omitempty"`
 	Visits       int       `json:"visits,omitempty"`
 	Changes      int       `json:"changes,omitempty"` // visits that found the content changed
+	Hops         int       `json:"hops,omitempty"`    // redirects followed to reach the URL: a chain cut at the limit stays cut when the URL is queued again
 	Pending      bool      `json:"pending,omitempty"` // queued again, not yet visited
 }
 
