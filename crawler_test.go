@@ -714,7 +714,10 @@ func TestNoDelayConcurrency(t *testing.T) {
 			mu.Unlock()
 			return
 		}
+		// Pages of their own (text that differs in words, not only in a
+		// number: the crawl takes those for a calendar's days).
 		var b strings.Builder
+		fmt.Fprintf(&b, "<p>%s</p>", spell(n))
 		for i := range 4 {
 			fmt.Fprintf(&b, `<a href="/p%d">x</a> `, n*4+i)
 		}
@@ -859,4 +862,15 @@ func TestRobotsRedirectToABusyHost(t *testing.T) {
 		}
 	}
 	t.Errorf("a.test/ never fetched in %d requests: its robots.txt hop starved (%v)", len(order), order[:min(len(order), 20)])
+}
+
+// spell writes n in letters, a word of its own for each n: 0 "a", 27 "bb".
+func spell(n int) string {
+	var b []byte
+	for {
+		b = append(b, byte('a'+n%26))
+		if n /= 26; n == 0 {
+			return string(b)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package gentlecrawl
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -25,6 +26,8 @@ type space struct {
 	learner   *urlspace.Learner
 	checker   *urlspace.Checker
 	explosion *urlspace.Explosion
+	patterns  *urlspace.Patterns
+	repeats   *dupIndex
 	near      *simhash.Index[string] // fingerprints of pages fetched: "origin URL"
 
 	mu struct {
@@ -44,6 +47,8 @@ func newSpace() *space {
 		learner:   urlspace.NewLearner(urlspace.LearnerConfig{}),
 		checker:   urlspace.NewChecker(urlspace.Limits{}),
 		explosion: urlspace.NewExplosion(urlspace.ExplosionConfig{}),
+		patterns:  urlspace.NewPatterns(urlspace.PatternConfig{}),
+		repeats:   newDupIndex(),
 		near:      simhash.NewIndex[string](3, 1<<20),
 	}
 }
@@ -107,6 +112,52 @@ type HostURLSpace struct {
 	NearExample    string `json:"near_example,omitempty"`
 	// CanonicalElsewhere counts pages whose rel=canonical names another URL.
 	CanonicalElsewhere int `json:"canonical_elsewhere,omitempty"`
+	// Traps names each URL pattern whose pages kept repeating pages
+	// fetched before, with the evidence and what it cost.
+	Traps []TrapFound `json:"traps,omitempty"`
+}
+
+// TrapFound is a URL pattern of a host whose pages turned out to repeat
+// others: a trap, found from the pages' content.
+type TrapFound struct {
+	// Pattern is the URL template ("/events/*/*/*", "/catalog?page&sort")
+	// or, for an endless path, the tail its URLs end with ("…/reviews/").
+	Pattern string `json:"pattern"`
+	// Evidence says how its pages repeated others, e.g. "3 of 4 pages
+	// fetched repeat another: 3 near-identical to the page that linked
+	// them (a calendar or a counter)".
+	Evidence string   `json:"evidence"`
+	Examples []string `json:"examples,omitempty"` // "URL = URL it repeats"
+	Requests int      `json:"requests"`           // pages of the pattern fetched
+	Refused  int      `json:"refused"`            // its URLs not fetched once its budget was spent
+	Spent    bool     `json:"spent"`              // no more of its URLs are fetched
+}
+
+// dupKindText says what each kind of duplicate is, for the evidence.
+var dupKindText = map[string]string{
+	urlspace.DupCopy:      "copies of another page",
+	urlspace.DupReordered: "the same links as another page in another order (a sort order)",
+	urlspace.DupChain:     "near-identical to the page that linked them, numbers and dates aside (a calendar or a counter)",
+	urlspace.DupEndless:   "the page whose path theirs extends (an endless path)",
+}
+
+func trapFound(t urlspace.Trap) TrapFound {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(t.Kinds)) {
+		text := dupKindText[k]
+		if text == "" {
+			text = k
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", t.Kinds[k], text))
+	}
+	return TrapFound{
+		Pattern:  t.Pattern,
+		Evidence: fmt.Sprintf("%d of %d pages fetched repeat another: %s", t.Duplicates, t.Fetched, strings.Join(parts, ", ")),
+		Examples: t.Examples,
+		Requests: t.Fetched,
+		Refused:  t.Refused,
+		Spent:    t.Spent,
+	}
 }
 
 // candidate turns a discovered URL into a frontier candidate. The URL to
@@ -211,10 +262,18 @@ func (s *space) report() map[string]*HostURLSpace {
 	for _, h := range s.learner.Hosts() {
 		for _, p := range s.learner.Irrelevant(h) {
 			line := fmt.Sprintf("%s (%d pages, %d URLs", p.Name, p.Groups, p.URLs)
+			if p.Fresh > 0 {
+				line = fmt.Sprintf("%s (a fresh value on every response: %d values; %d pages, %d URLs", p.Name, p.Fresh, p.Groups, p.URLs)
+			}
 			if len(p.Examples) > 0 {
 				line += "; e.g. " + strings.Join(p.Examples[:min(2, len(p.Examples))], " ")
 			}
 			get(h).Irrelevant = append(get(h).Irrelevant, line+")")
+		}
+	}
+	for _, h := range s.patterns.Hosts() {
+		for _, t := range s.patterns.Traps(h) {
+			get(h).Traps = append(get(h).Traps, trapFound(t))
 		}
 	}
 	s.mu.Lock()
@@ -237,21 +296,57 @@ func (s *space) report() map[string]*HostURLSpace {
 	return out
 }
 
-// contentKey is what the URL-space learners compare pages by. For HTML it
-// is a hash of the bag of words of the page's visible text: the same items
-// sorted another way are the same content (a shop's sort=price and
-// sort=name), and a page whose words change is not. Otherwise it is the
-// payload digest.
-func (c *Crawler) contentKey(res *fetch.Result, canonical *url.URL) string {
+// judgePage tells the URL-space learners what a fetched page was, and
+// returns the key they compare it by. For HTML it is a hash of the bag of
+// words of the page's visible text: the same items sorted another way are
+// the same content (a shop's sort=price and sort=name), and a page whose
+// words change is not. A page that repeats one fetched before (a copy, the
+// same list in another order, a relative path serving the page it came
+// from, a day of a calendar like the one before it) is charged to its URL
+// pattern, and its links are not to be followed (follow is false). The
+// links of a page with new content (its candidates, links) get its chain
+// print, which their own pages are compared with. For other content the
+// key is the payload digest.
+func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, links []frontier.Candidate) (key string, follow bool) {
 	if !isHTML(res) {
-		return res.PayloadDigest()
+		return res.PayloadDigest(), true
 	}
 	text, err := extract.Text(res.Body)
 	if err != nil || len(text) == 0 {
-		return res.PayloadDigest()
+		return res.PayloadDigest(), true
 	}
 	c.space.notePage(res.URL, text, canonical)
-	return fmt.Sprintf("bag:%016x", bagOfWords(text))
+	c.space.learner.ObserveLinks(res.URL, found)
+	keyOf, template, drop := c.keyFunc(res.URL)
+	pp := printPage(res.URL, text, found, keyOf, template)
+	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent)
+	c.space.patterns.Fetched(res.URL, drop, dup)
+	if dup.Kind != "" {
+		c.cfg.Logger.Debug("duplicate page", "url", res.URL.String(), "kind", dup.Kind, "of", dup.Of)
+		c.stats.update(func(s *Summary) { s.DuplicatePages++ })
+		return fmt.Sprintf("bag:%016x", bag), false
+	}
+	chain := pp.chain()
+	for i := range links {
+		links[i].Parent = chain
+	}
+	return fmt.Sprintf("bag:%016x", bag), true
+}
+
+// trapSpent reports whether a queued URL belongs to a URL pattern whose
+// budget is spent (urlspace.Patterns); with count, the refusal is counted.
+// Seeds and sitemaps are the site's or the user's word, and never refused.
+func (c *Crawler) trapSpent(item *frontier.Item, u *url.URL, count bool) bool {
+	if item.Depth == 0 || item.Kind != "" {
+		return false
+	}
+	_, _, drop := c.keyFunc(u)
+	pattern, spent := c.space.patterns.Spent(u, drop, count)
+	if spent && count {
+		c.cfg.Logger.Debug("URL of a spent pattern not fetched", "url", item.URL, "pattern", pattern)
+		c.stats.update(func(s *Summary) { s.TrapsRefused++ })
+	}
+	return spent
 }
 
 // bagOfWords hashes the multiset of words in text, whatever their order: a

@@ -209,6 +209,12 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			}
 			continue
 		}
+		if c.trapSpent(item, u, true) {
+			if err := settle(item, u, frontier.Duplicate); err != nil {
+				return fail(err)
+			}
+			continue
+		}
 		if c.cfg.MaxPages > 0 && c.pagesStarted.Add(1) > int64(c.cfg.MaxPages) {
 			return fail(errBudgetSpent)
 		}
@@ -257,6 +263,9 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 		}
 		if cand := c.candidate(u, item.Depth); cand.URL != item.URL {
 			break // re-keying is the single path's job
+		}
+		if c.trapSpent(item, u, false) {
+			break // so is settling a trap's URL
 		}
 		if !r.group.Allowed(pathQuery(u)) {
 			res, err := c.settledResult(ctx, item, u, frontier.Disallowed)
@@ -437,13 +446,18 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			h.Size = res.WireBytes
 			h.Captured = res.Start
 			var canonical *url.URL
+			var found []*url.URL
 			if item.Kind == kindSitemap {
 				links = c.sitemapEntries(item, res)
 			} else {
-				links, canonical = c.follow(item, res)
+				links, canonical, found = c.follow(item, res)
 			}
 			if res.Status == http.StatusOK && res.Complete() {
-				c.observe(res.URL, c.contentKey(res, canonical))
+				key, follow := c.judgePage(item, res, canonical, found, links)
+				c.observe(res.URL, key)
+				if !follow {
+					links = nil
+				}
 			}
 		}
 		c.stats.update(func(s *Summary) {
@@ -489,8 +503,10 @@ func (c *Crawler) noteLoad(host string, load *hostload.Load) {
 
 // follow returns the in-scope URLs a response leads to: the links of an HTML
 // page, or the target of a redirect.
-func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL) {
-	var found []*url.URL
+//
+// It also returns the page's links as found (found), for the URL-space
+// learners.
+func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL) {
 	redirect := res.Status >= 300 && res.Status < 400
 	switch {
 	case redirect:
@@ -520,7 +536,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		page, err := opts.HTML(res.URL, res.Body)
 		if page == nil {
 			c.cfg.Logger.Debug("no links extracted", "url", item.URL, "err", err)
-			return nil, nil
+			return nil, nil, nil
 		}
 		canonical = page.Canonical
 		// Meta robots and X-Robots-Tag "nofollow": the site asks that the
@@ -529,7 +545,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		_, xNoFollow := extract.XRobotsTag(strings.Join(res.Header.Values("X-Robots-Tag"), "\n"), c.cfg.Agent)
 		if page.NoFollow || xNoFollow {
 			c.stats.update(func(s *Summary) { s.NoFollowPages++ })
-			return nil, canonical
+			return nil, canonical, nil
 		}
 		for _, l := range page.Links {
 			if l.Kind == extract.KindPage && !l.NoFollow {
@@ -571,7 +587,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	if outOfScope > 0 || tooDeep > 0 || skipped > 0 {
 		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep; s.SkippedExtension += skipped })
 	}
-	return out, canonical
+	return out, canonical, found
 }
 
 // isHTML reports whether a response is a page to take links from: its media

@@ -8,7 +8,8 @@ import (
 // Key returns the seen-set key of u: its [Canonical] form without the
 // session ids [StripSessionIDs] removes and without the query parameters
 // whose name drop reports (robots.txt Clean-param rules, parameters learned
-// to be irrelevant). drop gets the parameter name percent-decoded; it may
+// to be irrelevant). drop gets a query parameter's name percent-decoded, and
+// a path parameter's name (";vsid=…" in a segment) with its leading ";"; it may
 // be nil. Key(u, nil) equals Canonical(StripSessionIDs(u)) and costs about
 // what Canonical costs.
 func Key(u *url.URL, drop func(name string) bool) string {
@@ -53,12 +54,22 @@ func StripParams(u *url.URL, names []string) (*url.URL, []string) {
 	}, false)
 }
 
+// StripFunc returns u without the session ids StripSessionIDs removes and
+// without the parameters drop reports: query parameters by their
+// percent-decoded name, path parameters (";name=value" in a segment) by
+// their name with a leading ";" (";vsid"). It returns the names of the
+// parameters removed. When there is none, u itself is returned; otherwise
+// a copy. The order of the other parameters is kept.
+func StripFunc(u *url.URL, drop func(name string) bool) (*url.URL, []string) {
+	return strip(u, drop, true)
+}
+
 func strip(u *url.URL, drop func(string) bool, sessions bool) (*url.URL, []string) {
 	var removed []string
 	c := u
-	if sessions && u.Opaque == "" {
+	if (sessions || drop != nil) && u.Opaque == "" {
 		if esc := u.EscapedPath(); strings.IndexByte(esc, ';') >= 0 {
-			if p, n := stripPathParams(esc, &removed); n > 0 {
+			if p, n := stripPathParams(esc, &removed, sessions, drop); n > 0 {
 				if dec, err := url.PathUnescape(p); err == nil {
 					cp := *u
 					cp.Path, cp.RawPath = dec, p
@@ -98,10 +109,11 @@ func strip(u *url.URL, drop func(string) bool, sessions bool) (*url.URL, []strin
 	return c, removed
 }
 
-// stripPathParams removes session-id path parameters (";jsessionid=…",
-// RFC 3986 §3.3) from the escaped path p, appending their names to removed
+// stripPathParams removes path parameters (RFC 3986 §3.3) from the escaped
+// path p: with sessions the session ids (";jsessionid=…"), and those whose
+// name with a leading ";" drop reports. It appends their names to removed
 // when it is not nil, and reports how many it removed.
-func stripPathParams(p string, removed *[]string) (string, int) {
+func stripPathParams(p string, removed *[]string, sessions bool, drop func(string) bool) (string, int) {
 	var b []byte
 	n := 0
 	for i := 0; i < len(p); {
@@ -117,7 +129,7 @@ func stripPathParams(p string, removed *[]string) (string, int) {
 			end++
 		}
 		name, value, _ := strings.Cut(p[i+1:end], "=")
-		if isSessionParam(name, value) {
+		if sessions && isSessionParam(name, value) || drop != nil && name != "" && drop(";"+name) {
 			if b == nil {
 				b = append(make([]byte, 0, len(p)), p[:i]...)
 			}

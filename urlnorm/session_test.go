@@ -234,3 +234,25 @@ func BenchmarkKey(b *testing.B) {
 		})
 	}
 }
+
+func TestStripFunc(t *testing.T) {
+	drop := func(name string) bool { return name == "trk" || name == ";vsid" }
+	for _, c := range []struct{ in, fetch, key string }{
+		{"http://a.test/p;vsid=AB12CD/x?trk=9f&id=3", "http://a.test/p/x?id=3", "http://a.test/p/x?id=3"},
+		{"http://a.test/p;other=1?b=2&trk=1&a=1", "http://a.test/p;other=1?b=2&a=1", "http://a.test/p;other=1?a=1&b=2"},
+		{"http://a.test/p;jsessionid=0123456789ABCDEF?q=1", "http://a.test/p?q=1", "http://a.test/p?q=1"},
+		{"http://a.test/plain", "http://a.test/plain", "http://a.test/plain"},
+	} {
+		u, err := url.Parse(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := StripFunc(u, drop)
+		if got.String() != c.fetch {
+			t.Errorf("StripFunc(%s) = %s, want %s", c.in, got, c.fetch)
+		}
+		if k := Key(u, drop); k != c.key {
+			t.Errorf("Key(%s) = %s, want %s", c.in, k, c.key)
+		}
+	}
+}

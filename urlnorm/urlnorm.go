@@ -225,8 +225,8 @@ func canonical(u *url.URL, drop func(name string) bool, sessions bool) string {
 	if p == "" {
 		p = u.EscapedPath()
 	}
-	if sessions && strings.IndexByte(p, ';') >= 0 {
-		p, _ = stripPathParams(p, nil)
+	if (sessions || drop != nil) && strings.IndexByte(p, ';') >= 0 {
+		p, _ = stripPathParams(p, nil, sessions, drop)
 	}
 	start := b.Len()
 	if p == "" || p[0] != '/' {

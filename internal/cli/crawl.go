@@ -297,6 +297,16 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 			if sp.CanonicalElsewhere > 0 {
 				fmt.Fprintf(w, "    %s pages naming another URL as canonical: %d\n", h, sp.CanonicalElsewhere)
 			}
+			for _, t := range sp.Traps {
+				state := ""
+				if t.Spent {
+					state = fmt.Sprintf(", then %d URLs not fetched", t.Refused)
+				}
+				fmt.Fprintf(w, "    %s trap %s: %s; cost %d requests%s\n", h, t.Pattern, t.Evidence, t.Requests, state)
+				for _, e := range t.Examples[:min(2, len(t.Examples))] {
+					fmt.Fprintf(w, "      e.g. %s\n", e)
+				}
+			}
 			if sp.Exploding != "" {
 				fmt.Fprintf(w, "    %s URL explosion: %s\n", h, sp.Exploding)
 			}

@@ -23,8 +23,9 @@ var errCorrupt = errors.New("frontier: corrupt record in the job's store")
 const (
 	flagRecrawl = 1 << iota
 	flagAsIs
-	flagHTTPS // the URL starts with "https://" + host, which is not stored
-	flagHTTP  // the URL starts with "http://" + host, which is not stored
+	flagHTTPS  // the URL starts with "https://" + host, which is not stored
+	flagHTTP   // the URL starts with "http://" + host, which is not stored
+	flagParent // 8 bytes of Entry.Parent follow the flags
 )
 
 // appendEntry encodes e, a URL of host, in a few bytes more than its URL:
@@ -47,7 +48,13 @@ func appendEntry(b []byte, host string, e *Entry) []byte {
 		flags |= flagHTTP
 		rest = rest[len("http://")+len(host):]
 	}
+	if e.Parent != 0 {
+		flags |= flagParent
+	}
 	b = append(b, flags)
+	if e.Parent != 0 {
+		b = binary.BigEndian.AppendUint64(b, e.Parent)
+	}
 	b = binary.AppendUvarint(b, uint64(e.Depth))
 	b = binary.AppendUvarint(b, uint64(e.Attempts))
 	b = binary.AppendUvarint(b, uint64(e.Hops))
@@ -71,8 +78,16 @@ func decodeEntry(v []byte, host string, e *Entry) error {
 		return errCorrupt
 	}
 	flags := v[0]
+	v = v[1:]
+	var parent uint64
+	if flags&flagParent != 0 {
+		if len(v) < 8 {
+			return errCorrupt
+		}
+		parent, v = binary.BigEndian.Uint64(v), v[8:]
+	}
 	var nums [4]uint64
-	v, ok := uvarints(v[1:], nums[:], 1<<31)
+	v, ok := uvarints(v, nums[:], 1<<31)
 	if !ok || uint64(len(v)) < nums[3] {
 		return errCorrupt
 	}
@@ -83,6 +98,7 @@ func decodeEntry(v []byte, host string, e *Entry) error {
 		Kind:     string(v[:nums[3]]),
 		Recrawl:  flags&flagRecrawl != 0,
 		AsIs:     flags&flagAsIs != 0,
+		Parent:   parent,
 	}
 	rest := string(v[nums[3]:])
 	switch {

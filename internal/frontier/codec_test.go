@@ -26,6 +26,7 @@ func TestEntryCodec(t *testing.T) {
 	}{
 		{"a.test", Entry{URL: "https://a.test/x?y=1", Depth: 3, Attempts: 2, Hops: 1, Kind: "sitemap", Recrawl: true, AsIs: true}},
 		{"a.test", Entry{URL: "http://a.test"}},
+		{"a.test", Entry{URL: "http://a.test/cal?d=2", Depth: 4, Parent: 0x0123456789abcdef}},
 		{"a.test", Entry{URL: "http://a.test:8080/p"}},
 		{"a.test", Entry{URL: "https://a.test.evil/p"}},
 		{"a.test", Entry{URL: "https://other.test/p"}},

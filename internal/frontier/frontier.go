@@ -79,6 +79,10 @@ type Entry struct {
 	Hops     int    // redirects followed to reach this URL
 	Kind     string // "" for a page, "sitemap" for a sitemap
 	AsIs     bool   // fetch the URL as it is, session id and all
+	// Parent is a fingerprint of the page that linked the URL (0 when
+	// none), which the crawler compares with the URL's own page to find
+	// chains of near-identical pages: calendars, counters.
+	Parent uint64
 }
 
 // Candidate is a URL offered to the frontier.

@@ -48,7 +48,8 @@ type Learner struct {
 	cfg LearnerConfig
 	mu  struct {
 		sync.RWMutex
-		hosts *lru[learnHost]
+		hosts    *lru[learnHost]
+		response uint32 // pages observed by ObserveLinks
 	}
 }
 
@@ -59,11 +60,39 @@ type Param struct {
 	Groups   int      // groups of URLs, differing only in Name, that each returned one content
 	URLs     int      // distinct URLs in those groups
 	Examples []string // up to 3 keys of URLs from the first such group
+	// Fresh counts the distinct values seen in links when the parameter's
+	// value was new on every response (a session id or a tracking token,
+	// whatever its name); 0 otherwise.
+	Fresh int
 }
 
 type learnHost struct {
 	params       map[string]*learnParam
+	fresh        map[string]*freshParam
 	exampleBytes int
+}
+
+// freshParam follows the values a parameter has in the links of the
+// host's pages: a session id's value is new on every response, never
+// seen in another, while a page number, a sort order or an item id recurs
+// across the pages that link with it.
+type freshParam struct {
+	values    map[uint64]uint32 // value hash → the response it was first seen in
+	distinct  int               // distinct values seen
+	recurring int               // values seen again in another response
+	tokens    int               // distinct values that look like tokens
+}
+
+// Freshness thresholds: a parameter is fresh after freshMinValues distinct
+// values, none of them recurring in another response, nearly all
+// token-like. At most maxFreshValues values are remembered per parameter.
+const (
+	freshMinValues = 4
+	maxFreshValues = 512
+)
+
+func (f *freshParam) fresh() bool {
+	return f.distinct >= freshMinValues && f.recurring == 0 && f.tokens*10 >= f.distinct*9
 }
 
 type learnParam struct {
@@ -101,58 +130,104 @@ func NewLearner(cfg LearnerConfig) *Learner {
 // digest: any string equal for equal content, such as the payload's SHA-1
 // or the id of its near-duplicate cluster. Only fetches that returned
 // content (200 responses) should be observed; an empty digest is ignored.
-// u is compared by its key (urlnorm.Key, without the session ids).
+// u is compared by its key (urlnorm.Key, without the session ids). Query
+// parameters and path parameters (";name=value" in a segment, learned
+// under the name ";name") are both learned.
 func (l *Learner) Observe(u *url.URL, digest string) {
-	if digest == "" || u.RawQuery == "" {
+	if digest == "" || u.RawQuery == "" && !strings.Contains(u.EscapedPath(), ";") {
 		return
 	}
 	host := urlnorm.HostKey(u)
 	dh := hash(digest)
+	key := urlnorm.Key(u, nil)
+	path, params := splitParams(key)
+	if len(params) == 0 {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := l.mu.hosts.get(host)
 	if h.params == nil {
 		h.params = make(map[string]*learnParam)
 	}
-	key := urlnorm.Key(u, nil)
-	path, query, _ := strings.Cut(key, "?")
-	if query == "" {
-		return
-	}
-	params := strings.Split(query, "&") // sorted by name
-	// Parameters already learned stay out of every group's base, so that
-	// several irrelevant parameters are learned even when they vary
-	// together; they are still observed themselves, so that a
-	// counter-example can withdraw them.
+	// Parameters already learned, and those whose values are fresh on
+	// every response, stay out of every group's base, so that several
+	// irrelevant parameters are learned even when they vary together;
+	// they are still observed themselves, so that a counter-example can
+	// withdraw them.
 	var stack [16]bool
 	learned := stack[:0]
 	if len(params) > len(stack) {
 		learned = make([]bool, 0, len(params))
 	}
 	for _, p := range params {
-		lp := h.params[urlnorm.DecodeParamName(paramName(p))]
-		learned = append(learned, lp != nil && lp.irrelevant)
+		name := urlnorm.DecodeParamName(p.name)
+		lp := h.params[name]
+		learned = append(learned, lp != nil && lp.irrelevant || h.isFresh(name))
 	}
 	for i := 0; i < len(params); {
-		name := paramName(params[i])
+		name := params[i].name
 		j := i + 1
-		for j < len(params) && paramName(params[j]) == name {
+		for j < len(params) && params[j].name == name {
 			j++
 		}
 		// The group: the key without this parameter.
 		base := hash(path)
 		for k, p := range params {
 			if (k < i || k >= j) && !learned[k] {
-				base = hashMore(hashMore(base, "&"), p)
+				base = hashMore(hashMore(hashMore(base, "&"), p.name), p.value)
 			}
 		}
-		value := hash(strings.Join(params[i:j], "&"))
-		l.observeLocked(h, urlnorm.DecodeParamName(name), base, value, dh, key)
+		value := uint64(0)
+		for _, p := range params[i:j] {
+			value = hashMore(hashMore(value, p.value), "&")
+		}
+		dname := urlnorm.DecodeParamName(name)
+		l.observeLocked(h, dname, base, value, dh, key, h.isFresh(dname))
 		i = j
 	}
 }
 
-func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest uint64, key string) {
+// param is one query or path parameter of a key; a path parameter's name
+// starts with ";".
+type param struct{ name, value string }
+
+// splitParams splits a URL key into its path without path parameters
+// (and without the scheme and host, which are the host's) and its
+// parameters: path parameters first, named ";name", then the query's,
+// each group in key order (the query is sorted by name).
+func splitParams(key string) (path string, params []param) {
+	path, query, _ := strings.Cut(key, "?")
+	if strings.IndexByte(path, ';') >= 0 {
+		var b strings.Builder
+		for i, seg := range strings.Split(path, "/") {
+			if i > 0 {
+				b.WriteByte('/')
+			}
+			seg, rest, ok := strings.Cut(seg, ";")
+			b.WriteString(seg)
+			for ok {
+				var p string
+				p, rest, ok = strings.Cut(rest, ";")
+				name, value, _ := strings.Cut(p, "=")
+				if name != "" {
+					params = append(params, param{";" + name, value})
+				}
+			}
+		}
+		path = b.String()
+	}
+	for p := range strings.SplitSeq(query, "&") {
+		if p == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(p, "=")
+		params = append(params, param{name, value})
+	}
+	return path, params
+}
+
+func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest uint64, key string, fresh bool) {
 	p := h.params[name]
 	if p == nil {
 		if len(h.params) >= l.cfg.MaxParams {
@@ -208,10 +283,16 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 		g.examples = append(g.examples, strings.Clone(key))
 		h.exampleBytes += len(key)
 	}
+	// A parameter whose value is fresh on every response needs less
+	// evidence: two values with one content.
+	need := l.cfg.MinValues
+	if fresh {
+		need = min(need, 2)
+	}
 	switch {
 	case g.supported:
 		p.urls++
-	case g.n >= l.cfg.MinValues:
+	case g.n >= need:
 		g.supported = true
 		p.support++
 		p.urls += g.n
@@ -220,6 +301,84 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 		}
 	}
 	p.irrelevant = p.support > 0 && p.counter == 0
+}
+
+// ObserveLinks records the links of one fetched page of a host (each once;
+// the order does not matter) so that parameters whose value is fresh on
+// every response are recognized whatever their name: a session id or a
+// tracking token. Such a parameter is then learned from a single pair of
+// URLs that differ in it and return the same content (Observe), where
+// other parameters need MinValues. Links to other hosts are ignored.
+func (l *Learner) ObserveLinks(page *url.URL, links []*url.URL) {
+	host := urlnorm.HostKey(page)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.mu.response++
+	resp := l.mu.response
+	var h *learnHost
+	for _, u := range links {
+		if u.RawQuery == "" && !strings.Contains(u.EscapedPath(), ";") {
+			continue
+		}
+		if urlnorm.HostKey(u) != host {
+			continue
+		}
+		if h == nil {
+			h = l.mu.hosts.get(host)
+			if h.fresh == nil {
+				h.fresh = make(map[string]*freshParam)
+			}
+		}
+		_, params := splitParams(urlnorm.Key(u, nil))
+		for _, p := range params {
+			name := urlnorm.DecodeParamName(p.name)
+			f := h.fresh[name]
+			if f == nil {
+				if len(h.fresh) >= l.cfg.MaxParams {
+					continue
+				}
+				f = &freshParam{values: make(map[uint64]uint32)}
+				h.fresh[name] = f
+			}
+			v := hash(p.value)
+			first, seen := f.values[v]
+			switch {
+			case seen && first != resp:
+				f.recurring++
+				f.values[v] = resp // counted once per response
+			case !seen:
+				f.distinct++
+				if tokenLike(p.value) {
+					f.tokens++
+				}
+				if len(f.values) < maxFreshValues {
+					f.values[v] = resp
+				}
+			}
+		}
+	}
+}
+
+// tokenLike reports whether a parameter value looks like a generated
+// token rather than a word, a slug, a small number or a date: at least 8
+// characters mixing letters and digits, or at least 9 digits (a timestamp).
+func tokenLike(v string) bool {
+	if len(v) < 8 {
+		return false
+	}
+	letters, digits := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			letters++
+		case c == '-' || c == '_' || c == '.' || c == '%':
+		default:
+			return false
+		}
+	}
+	return digits > 0 && letters > 0 || digits >= 9 && digits == len(v)
 }
 
 // Drop reports whether the parameter name (percent-decoded) has been
@@ -233,6 +392,17 @@ func (l *Learner) Drop(host, name string) bool {
 	}
 	p := h.params[name]
 	return p != nil && p.irrelevant
+}
+
+// Fresh reports whether the parameter name (percent-decoded; ";name" for
+// a path parameter) has had a fresh value on every response of host that
+// linked with it (see ObserveLinks), whether or not content confirmed
+// that it does not matter.
+func (l *Learner) Fresh(host, name string) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	h := l.mu.hosts.peek(host)
+	return h != nil && h.isFresh(name)
 }
 
 // DropFunc returns Drop for one host, in the shape urlnorm.Key takes.
@@ -252,7 +422,11 @@ func (l *Learner) Irrelevant(host string) []Param {
 	var out []Param
 	for name, p := range h.params {
 		if p.irrelevant {
-			out = append(out, Param{Name: name, Groups: p.support, URLs: p.urls, Examples: slices.Clone(p.examples)})
+			pr := Param{Name: name, Groups: p.support, URLs: p.urls, Examples: slices.Clone(p.examples)}
+			if h.isFresh(name) {
+				pr.Fresh = h.fresh[name].distinct
+			}
+			out = append(out, pr)
 		}
 	}
 	slices.SortFunc(out, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
@@ -274,6 +448,13 @@ func (l *Learner) Hosts() []string {
 	})
 	slices.Sort(out)
 	return out
+}
+
+// isFresh reports whether the parameter name has had a fresh value on
+// every response that linked with it (see Learner.ObserveLinks).
+func (h *learnHost) isFresh(name string) bool {
+	f := h.fresh[name]
+	return f != nil && f.fresh()
 }
 
 func paramName(p string) string {

@@ -1,0 +1,274 @@
+package gentlecrawl
+
+import (
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+)
+
+// pagePrint is what the crawl keeps of a fetched HTML page to tell whether
+// another page repeats it: prints of its visible text and of its links.
+type pagePrint struct {
+	bag    uint64 // the multiset of words
+	masked uint64 // the same, with numbers, dates and month and day names masked
+	words  int
+
+	path     string // the page's path (its key, without the query)
+	template string // urlspace.Template of the page
+
+	links   uint64 // every link (its key), in any order
+	outPath uint64 // links to other paths than the page's own, in any order
+	order   uint64 // the same links, in document order
+	nOut    int    // how many such links
+	outTmpl uint64 // links to URLs of another template than the page's own
+}
+
+// chain is the fingerprint a page passes to the URLs it links to
+// (frontier.Entry.Parent): a page equal to its parent's chain print is
+// near-identical to it (numbers and dates aside), under the same template,
+// with the same links elsewhere. Never 0.
+func (p *pagePrint) chain() uint64 {
+	h := mix(p.masked ^ mix(hashString(p.template)) ^ mix(p.outTmpl+1))
+	return h | 1
+}
+
+// minWordsForCopy is how many words a page needs for its text alone to
+// make it a copy of another page; shorter pages (a gallery page with
+// little text) must also have the same links.
+const minWordsForCopy = 50
+
+// maxDupEntries bounds each of dupIndex's maps; when one is full, new pages
+// are no longer remembered (a duplicate can be missed, never invented).
+const maxDupEntries = 1 << 18
+
+// dupIndex finds, for each fetched HTML page, whether it repeats a page
+// fetched before (urlspace.Dup), from its content. It is safe for
+// concurrent use.
+type dupIndex struct {
+	mu      sync.Mutex
+	bags    map[uint64]bagEntry   // host ⊕ bag of words → the first page with it
+	orders  map[uint64]orderEntry // host ⊕ path ⊕ outPath links → the first page with them
+	chains  map[uint64]string     // host ⊕ chain print → the first page with it
+	dupPage int
+}
+
+type bagEntry struct {
+	url, path string
+	links     uint64
+}
+
+type orderEntry struct {
+	url   string
+	order uint64
+	bag   uint64
+}
+
+func newDupIndex() *dupIndex {
+	return &dupIndex{
+		bags:   make(map[uint64]bagEntry),
+		orders: make(map[uint64]orderEntry),
+		chains: make(map[uint64]string),
+	}
+}
+
+// classify says whether the page at u (of host origin), linked from a page
+// whose chain print was parent (0 for none), repeats a page fetched before,
+// and records it when it does not. It returns the duplicate's kind and the
+// bag of words the URL-space learners should compare it by: the original's
+// for a copy or a reordering, its own otherwise.
+func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64) (urlspace.Dup, uint64) {
+	hk := hashString(origin)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	put := func(m map[uint64]string, k uint64, v string) {
+		if _, ok := m[k]; !ok && len(m) < maxDupEntries {
+			m[k] = v
+		}
+	}
+	own := u.String()
+	if p.words > 0 {
+		k := hk ^ mix(p.bag)
+		if e, ok := d.bags[k]; ok {
+			if tail, ok := strings.CutPrefix(p.path, e.path); ok && tail != "" && (strings.HasSuffix(e.path, "/") || tail[0] == '/') {
+				return urlspace.Dup{Kind: urlspace.DupEndless, Of: e.url, Tail: tail}, p.bag
+			}
+			if p.words >= minWordsForCopy || e.links == p.links {
+				return urlspace.Dup{Kind: urlspace.DupCopy, Of: e.url}, p.bag
+			}
+		} else if len(d.bags) < maxDupEntries {
+			d.bags[k] = bagEntry{url: own, path: p.path, links: p.links}
+		}
+	}
+	if p.nOut >= 5 {
+		k := hk ^ mix(hashString(p.path)^mix(p.outPath))
+		if e, ok := d.orders[k]; ok {
+			if e.order != p.order {
+				return urlspace.Dup{Kind: urlspace.DupReordered, Of: e.url}, e.bag
+			}
+		} else if len(d.orders) < maxDupEntries {
+			d.orders[k] = orderEntry{url: own, order: p.order, bag: p.bag}
+		}
+	}
+	chain := p.chain()
+	if parent != 0 && parent == chain {
+		of := d.chains[hk^chain]
+		if of == "" {
+			of = "the page that linked it"
+		}
+		return urlspace.Dup{Kind: urlspace.DupChain, Of: of}, p.bag
+	}
+	put(d.chains, hk^chain, own)
+	return urlspace.Dup{}, p.bag
+}
+
+// printPage computes a page's prints from its visible text and its links
+// (absolute, as found). keyOf gives a URL's key with every parameter known
+// or suspected not to matter left out, templateOf its template.
+func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) string, templateOf func(*url.URL) string) *pagePrint {
+	p := &pagePrint{template: templateOf(u)}
+	p.bag, p.masked, p.words = textPrints(text)
+	own := keyOf(u)
+	p.path, _, _ = strings.Cut(own, "?")
+	var order uint64 = 14695981039346656037
+	for _, l := range links {
+		k := keyOf(l)
+		h := mix(hashString(k))
+		p.links += h
+		path, _, _ := strings.Cut(k, "?")
+		if path != p.path {
+			p.outPath += h
+			order = mix(order ^ h)
+			p.nOut++
+		}
+		if templateOf(l) != p.template {
+			p.outTmpl += h
+		}
+	}
+	p.order = order
+	return p
+}
+
+// textPrints hashes the multiset of words in text, whatever their order
+// (bagOfWords), and the same multiset with every word holding a digit
+// and every English month or weekday name masked: the prints of two days
+// of a calendar differ, their masked prints do not.
+func textPrints(text []byte) (bag, masked uint64, words int) {
+	var sum, msum uint64
+	for i := 0; i < len(text); {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		j := i
+		digit := false
+		for j < len(text) && !isSpace(text[j]) {
+			if '0' <= text[j] && text[j] <= '9' {
+				digit = true
+			}
+			j++
+		}
+		if j == i {
+			break
+		}
+		w := text[i:j]
+		x := wordHash(w)
+		sum += x
+		switch {
+		case digit:
+			msum += mix(0x23) // "#"
+		case dateWord(w):
+			msum += mix(0x40) // "@"
+		default:
+			msum += x
+		}
+		words++
+		i = j
+	}
+	n := uint64(words) * 0x9e3779b97f4a7c15
+	return sum ^ n, msum ^ n, words
+}
+
+// wordHash is FNV-1a of a word, spread by mix so that sums of similar
+// word hashes do not collide.
+func wordHash(w []byte) uint64 {
+	x := uint64(14695981039346656037)
+	for _, c := range w {
+		x ^= uint64(c)
+		x *= 1099511628211
+	}
+	return mix(x)
+}
+
+// mix is the splitmix64 finaliser.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+func hashString(s string) uint64 {
+	x := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		x ^= uint64(s[i])
+		x *= 1099511628211
+	}
+	return x
+}
+
+// dateNames are the English month and weekday names and their usual
+// abbreviations, lower case.
+var dateNames = map[string]bool{}
+
+func init() {
+	for _, n := range []string{
+		"january", "february", "march", "april", "may", "june", "july", "august",
+		"september", "october", "november", "december",
+		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	} {
+		dateNames[n] = true
+		dateNames[n[:3]] = true
+	}
+	dateNames["sept"] = true
+}
+
+// dateWord reports whether w, punctuation around it aside, is a month or
+// weekday name.
+func dateWord(w []byte) bool {
+	for len(w) > 0 && !isLetter(w[0]) {
+		w = w[1:]
+	}
+	for len(w) > 0 && !isLetter(w[len(w)-1]) {
+		w = w[:len(w)-1]
+	}
+	if len(w) < 3 || len(w) > 9 {
+		return false
+	}
+	var buf [9]byte
+	for i, c := range w {
+		if !isLetter(c) {
+			return false
+		}
+		buf[i] = c | 0x20
+	}
+	return dateNames[string(buf[:len(w)])]
+}
+
+func isLetter(c byte) bool { c |= 0x20; return 'a' <= c && c <= 'z' }
+
+// keyFunc returns the key and template functions printPage uses for the
+// links of a page of origin: keys without session ids, without the
+// parameters learned not to matter, and without those whose values are
+// fresh on every response (not yet confirmed by content).
+func (c *Crawler) keyFunc(u *url.URL) (key func(*url.URL) string, template func(*url.URL) string, drop func(string) bool) {
+	origin := urlnorm.HostKey(u)
+	learned := c.dropFunc(u)
+	drop = func(name string) bool { return learned(name) || c.space.learner.Fresh(origin, name) }
+	key = func(l *url.URL) string { return urlnorm.Key(l, drop) }
+	template = func(l *url.URL) string { return urlspace.Template(l, drop) }
+	return key, template, drop
+}

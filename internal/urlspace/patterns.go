@@ -1,0 +1,289 @@
+package urlspace
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+)
+
+// Kinds of duplicate a fetched page can be (Dup.Kind), as the crawler
+// found them from the page's content.
+const (
+	// DupCopy: the page's text is that of a page already fetched.
+	DupCopy = "copy"
+	// DupReordered: the same links as a page of the same path, in another
+	// order (a sort order of a list).
+	DupReordered = "reordered"
+	// DupChain: near-identical to the page that linked it, under the same
+	// URL pattern, with no other links: a calendar or a counter.
+	DupChain = "chain"
+	// DupEndless: the text of the page whose path its own extends (a
+	// relative link that serves the page it came from).
+	DupEndless = "endless-path"
+)
+
+// Dup says how a fetched page repeats another. The zero value is a page
+// with new content.
+type Dup struct {
+	Kind string // one of the Dup constants, or "" for new content
+	Of   string // the URL of the page it repeats, for the evidence
+	// Tail is, for DupEndless, what the URL adds to the path of the page
+	// it repeats ("reviews/"): URLs ending with it are charged together.
+	Tail string
+}
+
+// PatternConfig configures Patterns. Its zero value gives the defaults.
+type PatternConfig struct {
+	// MinDuplicates is how many duplicates a pattern may yield before
+	// its budget can be spent. The default is 3.
+	MinDuplicates int
+	// MaxPatterns is how many patterns are followed per host; beyond it
+	// new patterns are not charged (a trap can be missed, never
+	// invented). The default is 512.
+	MaxPatterns int
+	// MaxHosts is how many hosts are remembered; the least recently used
+	// is forgotten first. The default is 10,000.
+	MaxHosts int
+}
+
+// Patterns gives each URL pattern of a host a budget in proportion to the
+// new content its pages yield (the idea of IRLbot's budgets, per pattern
+// rather than per domain). A pattern is the host's URL template (see
+// [Template]) or, for endless paths, a tail that URLs end with. Every
+// fetched page is charged to its patterns as new content or as a
+// duplicate; a pattern whose pages turned out duplicates at least
+// MinDuplicates times, and at least as often as they were new, has spent
+// its budget: its other URLs are not fetched.
+//
+// Patterns is created with NewPatterns and is safe for concurrent use.
+type Patterns struct {
+	cfg PatternConfig
+	mu  struct {
+		sync.Mutex
+		hosts *lru[patternHost]
+	}
+}
+
+type patternHost struct {
+	templates map[string]*patternStat
+	tails     map[string]*patternStat
+	spentTail []string // tails whose budget is spent, for Spent's suffix test
+}
+
+type patternStat struct {
+	fetched, dups, refused int
+	kinds                  map[string]int
+	examples               []string
+}
+
+// Trap is a pattern that yielded duplicates, with the evidence, for the
+// report.
+type Trap struct {
+	Pattern    string         // "/events/*/*/*", "/catalog?page&sort", "…/reviews/"
+	Kinds      map[string]int // duplicates by Dup kind
+	Fetched    int            // pages of the pattern fetched: the requests it cost
+	Duplicates int
+	Refused    int      // URLs not fetched because the budget was spent
+	Spent      bool     // the budget is spent
+	Examples   []string // up to 3 "URL = URL" pairs
+}
+
+// NewPatterns returns an empty Patterns.
+func NewPatterns(cfg PatternConfig) *Patterns {
+	cfg.MinDuplicates = max(orDefault(cfg.MinDuplicates, 3), 1)
+	cfg.MaxPatterns = max(orDefault(cfg.MaxPatterns, 512), 1)
+	cfg.MaxHosts = max(orDefault(cfg.MaxHosts, 10_000), 1)
+	p := &Patterns{cfg: cfg}
+	p.mu.hosts = newLRU[patternHost](cfg.MaxHosts)
+	return p
+}
+
+func (p *Patterns) spent(s *patternStat) bool {
+	return s.dups >= p.cfg.MinDuplicates && s.dups >= s.fetched-s.dups
+}
+
+// Fetched charges a fetched page u (as fetched, its template taken with
+// drop, see Template) with what it was: new content when dup is the zero
+// Dup, a duplicate otherwise.
+func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
+	host := urlnorm.HostKey(u)
+	tmpl := Template(u, drop)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.mu.hosts.get(host)
+	if h.templates == nil {
+		h.templates = make(map[string]*patternStat)
+	}
+	p.charge(h.templates, tmpl, u, dup)
+	if dup.Kind == DupEndless && strings.Trim(dup.Tail, "/") != "" {
+		if h.tails == nil {
+			h.tails = make(map[string]*patternStat)
+		}
+		if s := p.charge(h.tails, dup.Tail, u, dup); s != nil && p.spent(s) && !slices.Contains(h.spentTail, dup.Tail) {
+			h.spentTail = append(h.spentTail, dup.Tail)
+		}
+	}
+}
+
+func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup Dup) *patternStat {
+	s := m[key]
+	if s == nil {
+		if len(m) >= p.cfg.MaxPatterns {
+			return nil
+		}
+		s = &patternStat{}
+		m[key] = s
+	}
+	s.fetched++
+	if dup.Kind == "" {
+		return s
+	}
+	s.dups++
+	if s.kinds == nil {
+		s.kinds = make(map[string]int)
+	}
+	s.kinds[dup.Kind]++
+	if len(s.examples) < maxExamples {
+		ex := u.String() + " = " + dup.Of
+		if len(ex) > 2*maxExampleLen {
+			ex = ex[:2*maxExampleLen] + "…"
+		}
+		s.examples = append(s.examples, ex)
+	}
+	return s
+}
+
+// Spent reports whether u belongs to a pattern whose budget is spent, and
+// which; with count, the refusal is counted for the report.
+func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (pattern string, spent bool) {
+	host := urlnorm.HostKey(u)
+	tmpl := Template(u, drop)
+	path := u.EscapedPath()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.mu.hosts.peek(host)
+	if h == nil {
+		return "", false
+	}
+	if s := h.templates[tmpl]; s != nil && p.spent(s) {
+		if count {
+			s.refused++
+		}
+		return tmpl, true
+	}
+	for _, tail := range h.spentTail {
+		if strings.HasSuffix(path, tail) {
+			if count {
+				h.tails[tail].refused++
+			}
+			return "…/" + strings.TrimPrefix(tail, "/"), true
+		}
+	}
+	return "", false
+}
+
+// Traps returns the patterns of host (a urlnorm.HostKey) that yielded at
+// least MinDuplicates duplicates, most duplicates first.
+func (p *Patterns) Traps(host string) []Trap {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.mu.hosts.peek(host)
+	if h == nil {
+		return nil
+	}
+	var out []Trap
+	add := func(name string, s *patternStat) {
+		if s.dups < p.cfg.MinDuplicates {
+			return
+		}
+		kinds := make(map[string]int, len(s.kinds))
+		for k, n := range s.kinds {
+			kinds[k] = n
+		}
+		out = append(out, Trap{Pattern: name, Kinds: kinds, Fetched: s.fetched, Duplicates: s.dups,
+			Refused: s.refused, Spent: p.spent(s), Examples: slices.Clone(s.examples)})
+	}
+	for t, s := range h.templates {
+		add(t, s)
+	}
+	for t, s := range h.tails {
+		add("…/"+strings.TrimPrefix(t, "/"), s)
+	}
+	slices.SortFunc(out, func(a, b Trap) int {
+		if a.Duplicates != b.Duplicates {
+			return b.Duplicates - a.Duplicates
+		}
+		return strings.Compare(a.Pattern, b.Pattern)
+	})
+	return out
+}
+
+// Hosts returns the hosts with at least one trap, sorted.
+func (p *Patterns) Hosts() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	p.mu.hosts.each(func(host string, h *patternHost) {
+		for _, s := range h.templates {
+			if s.dups >= p.cfg.MinDuplicates {
+				out = append(out, host)
+				return
+			}
+		}
+		for _, s := range h.tails {
+			if s.dups >= p.cfg.MinDuplicates {
+				out = append(out, host)
+				return
+			}
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// Template returns the URL pattern of u within its host: the path with
+// every segment that holds a digit written "*" (path parameters left
+// out), and the names of the query parameters, sorted, without their
+// values: "/events/*/*/*", "/catalog?page&sort", "/item/*/reviews/".
+// Session ids and the parameters drop reports (as for urlnorm.Key) are
+// left out.
+func Template(u *url.URL, drop func(string) bool) string {
+	key := urlnorm.Key(u, drop)
+	if i := strings.Index(key, "://"); i >= 0 {
+		key = key[i+3:]
+		if j := strings.IndexByte(key, '/'); j >= 0 {
+			key = key[j:]
+		} else {
+			key = "/"
+		}
+	}
+	path, params := splitParams(key)
+	var b strings.Builder
+	b.Grow(len(path) + 16)
+	for i, seg := range strings.Split(path, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		if strings.ContainsAny(seg, "0123456789") {
+			seg = "*"
+		} else if len(seg) > 64 {
+			seg = seg[:64] + "…"
+		}
+		b.WriteString(seg)
+	}
+	sep := byte('?')
+	var last string
+	for _, p := range params {
+		if strings.HasPrefix(p.name, ";") || p.name == last {
+			continue
+		}
+		last = p.name
+		b.WriteByte(sep)
+		sep = '&'
+		b.WriteString(p.name)
+	}
+	return b.String()
+}
