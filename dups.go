@@ -152,7 +152,7 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) s
 }
 
 // textPrints hashes the multiset of words in text, whatever their order
-// (bagOfWords), and the same multiset with every word holding a digit
+// (the bag of words), and the same multiset with every word holding a digit
 // and every English month or weekday name masked: the prints of two days
 // of a calendar differ, their masked prints do not.
 func textPrints(text []byte) (bag, masked uint64, words int) {

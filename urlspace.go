@@ -349,41 +349,6 @@ func (c *Crawler) trapSpent(item *frontier.Item, u *url.URL, count bool) bool {
 	return spent
 }
 
-// bagOfWords hashes the multiset of words in text, whatever their order: a
-// sum of mixed word hashes (commutative), with the word count folded in. It
-// allocates nothing.
-func bagOfWords(text []byte) uint64 {
-	var sum, n uint64
-	for i := 0; i < len(text); {
-		for i < len(text) && isSpace(text[i]) {
-			i++
-		}
-		j := i
-		for j < len(text) && !isSpace(text[j]) {
-			j++
-		}
-		if j == i {
-			break
-		}
-		x := uint64(14695981039346656037) // FNV-1a of the word
-		for _, c := range text[i:j] {
-			x ^= uint64(c)
-			x *= 1099511628211
-		}
-		// splitmix64 finaliser: spreads similar word hashes apart so the
-		// sum does not collide on near-identical bags.
-		x ^= x >> 30
-		x *= 0xbf58476d1ce4e5b9
-		x ^= x >> 27
-		x *= 0x94d049bb133111eb
-		x ^= x >> 31
-		sum += x
-		n++
-		i = j
-	}
-	return sum ^ (n * 0x9e3779b97f4a7c15)
-}
-
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }

@@ -1,20 +1,112 @@
 package gentlecrawl
 
-import "testing"
+import (
+	"net/url"
+	"strings"
+	"testing"
 
-func TestBagOfWords(t *testing.T) {
-	a := bagOfWords([]byte("red shirt 10 EUR\nblue hat 5 EUR"))
+	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
+)
+
+func bag(s string) uint64 { b, _, _ := textPrints([]byte(s)); return b }
+
+func masked(s string) uint64 { _, m, _ := textPrints([]byte(s)); return m }
+
+func TestTextPrints(t *testing.T) {
+	a := bag("red shirt 10 EUR\nblue hat 5 EUR")
 	for _, same := range []string{"blue hat 5 EUR red shirt 10 EUR", "  EUR 10 shirt red\t\tEUR 5 hat blue  "} {
-		if bagOfWords([]byte(same)) != a {
+		if bag(same) != a {
 			t.Errorf("%q: the same words in another order should hash the same", same)
 		}
 	}
 	for _, other := range []string{"red shirt 10 EUR blue hat 6 EUR", "red shirt 10 EUR blue hat 5 EUR EUR", "red shirt 10 EUR"} {
-		if bagOfWords([]byte(other)) == a {
+		if bag(other) == a {
 			t.Errorf("%q: different words hash the same", other)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { bagOfWords([]byte("a b c d e f")) }); n != 0 {
-		t.Errorf("bagOfWords allocates %v times", n)
+	// Masked: two days of a calendar are alike, two products are not.
+	day := func(s string) string { return "Events " + s + ". No events are scheduled. « Previous day | Next day »" }
+	if d1, d2 := day("Tuesday, 1 December 2026"), day("Wednesday, 2 December 2026"); bag(d1) == bag(d2) || masked(d1) != masked(d2) {
+		t.Errorf("two days: bags differ %v, masked equal %v; want true, true", bag(d1) != bag(d2), masked(d1) == masked(d2))
+	}
+	if masked(day("2026-12-01")) != masked(day("2027-01-31")) || masked(day("Sep 3rd")) != masked(day("May 12th")) {
+		t.Error("numeric dates and abbreviated months should mask alike")
+	}
+	if masked("Oak chair, 120 EUR") == masked("Pine table, 120 EUR") {
+		t.Error("two products that differ in words mask alike")
+	}
+	if n := testing.AllocsPerRun(100, func() { textPrints([]byte("a b c d e f 12 March")) }); n != 0 {
+		t.Errorf("textPrints allocates %v times", n)
+	}
+}
+
+func TestDupIndex(t *testing.T) {
+	const origin = "http://a.test"
+	u := func(s string) *url.URL {
+		v, err := url.Parse(origin + s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	key := func(l *url.URL) string { return l.String() }
+	tmpl := func(l *url.URL) string { return urlspace.Template(l, nil) }
+	long := strings.Repeat("lorem ipsum dolor sit amet ", 12)
+	links := func(ss ...string) []*url.URL {
+		var out []*url.URL
+		for _, s := range ss {
+			out = append(out, u(s))
+		}
+		return out
+	}
+	print := func(path, text string, ls []*url.URL) *pagePrint { return printPage(u(path), []byte(text), ls, key, tmpl) }
+	d := newDupIndex()
+	classify := func(path string, p *pagePrint, parent uint64) string {
+		dup, _ := d.classify(origin, u(path), p, parent)
+		return dup.Kind
+	}
+
+	items := links("/i/a", "/i/b", "/i/c", "/i/d", "/i/e", "/")
+	home := print("/list", long+" list", items)
+	if k := classify("/list", home, 0); k != "" {
+		t.Fatalf("the first page is a %s", k)
+	}
+	// The same long text elsewhere: a copy.
+	if k := classify("/list?sid=2", print("/list?sid=2", long+" list", items), 0); k != urlspace.DupCopy {
+		t.Errorf("same text: %q, want copy", k)
+	}
+	// The same links in another order, under the same path: a sort order.
+	rev := links("/", "/i/e", "/i/d", "/i/c", "/i/b", "/i/a")
+	if k := classify("/list?sort=z", print("/list?sort=z", long+" list sorted by name", rev), 0); k != urlspace.DupReordered {
+		t.Errorf("reordered links: %q, want reordered", k)
+	}
+	// Under a path that extends the original's: an endless path.
+	dir := print("/docs/", long+" docs", links("/"))
+	classify("/docs/", dir, 0)
+	dup, _ := d.classify(origin, u("/docs/more/"), print("/docs/more/", long+" docs", links("/")), 0)
+	if dup.Kind != urlspace.DupEndless || dup.Tail != "more/" {
+		t.Errorf("endless path: %+v, want endless-path with tail more/", dup)
+	}
+	// Short pages with the same text but other links are not copies.
+	g1 := print("/g/one", "Gallery next", links("/p/a.jpg", "/g/two"))
+	classify("/g/one", g1, 0)
+	if k := classify("/g/two", print("/g/two", "Gallery next", links("/p/b.jpg", "/g/three")), 0); k != "" {
+		t.Errorf("a short page with other links: %q, want new", k)
+	}
+	// A calendar: each day like the one before, numbers aside, same links
+	// elsewhere.
+	dayPage := func(n int) *pagePrint {
+		return print("/events/2026-12-0"+string(rune('0'+n)), "Events on Tuesday "+string(rune('0'+n))+" December: none.",
+			links("/", "/events/2026-12-0"+string(rune('0'+n-1)), "/events/2026-12-0"+string(rune('0'+n+1))))
+	}
+	d1 := dayPage(1)
+	classify("/events/2026-12-01", d1, 0)
+	if k := classify("/events/2026-12-02", dayPage(2), d1.chain()); k != urlspace.DupChain {
+		t.Errorf("the next day: %q, want chain", k)
+	}
+	// Not when the page links elsewhere to new URLs (a list's next page).
+	p2 := print("/events/2026-12-03", "Events on Tuesday 3 December: none.", links("/", "/i/z", "/events/2026-12-04"))
+	if k := classify("/events/2026-12-03", p2, d1.chain()); k != "" {
+		t.Errorf("a page with new links elsewhere: %q, want new", k)
 	}
 }

@@ -1,0 +1,160 @@
+package urlspace
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+)
+
+func TestTemplate(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"http://a.test/events/2026/12/01", "/events/*/*/*"},
+		{"http://a.test/catalog?sort=price&page=2&sid=0123456789abcdef0123", "/catalog?page&sort"},
+		{"http://a.test/item/12/reviews/", "/item/*/reviews/"},
+		{"http://a.test/p;jsessionid=ABC123/x?a=1&a=2", "/p/x?a"},
+		{"http://a.test/", "/"},
+	} {
+		if got := Template(mustParse(t, c.in), nil); got != c.want {
+			t.Errorf("Template(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	drop := func(name string) bool { return name == "trk" }
+	if got := Template(mustParse(t, "http://a.test/x?trk=1&b=2"), drop); got != "/x?b" {
+		t.Errorf("with drop: %q, want /x?b", got)
+	}
+}
+
+func TestPatterns(t *testing.T) {
+	p := NewPatterns(PatternConfig{})
+	day := func(n int) string { return fmt.Sprintf("http://a.test/events/2026-12-%02d", n) }
+	p.Fetched(mustParse(t, day(1)), nil, Dup{})
+	for n := 2; n <= 3; n++ {
+		p.Fetched(mustParse(t, day(n)), nil, Dup{Kind: DupChain, Of: day(n - 1)})
+		if _, spent := p.Spent(mustParse(t, day(9)), nil, false); spent {
+			t.Fatalf("spent after %d duplicates", n-1)
+		}
+	}
+	p.Fetched(mustParse(t, day(4)), nil, Dup{Kind: DupChain, Of: day(3)})
+	if pat, spent := p.Spent(mustParse(t, day(9)), nil, true); !spent || pat != "/events/*" {
+		t.Errorf("after 3 duplicates and 1 new page: %q %v, want /events/* spent", pat, spent)
+	}
+	// A pattern with more new pages than duplicates keeps its budget.
+	for n := range 10 {
+		p.Fetched(mustParse(t, fmt.Sprintf("http://a.test/item/%d", n)), nil, Dup{})
+	}
+	for n := range 5 {
+		p.Fetched(mustParse(t, fmt.Sprintf("http://a.test/item/%d", n+20)), nil, Dup{Kind: DupCopy})
+	}
+	if _, spent := p.Spent(mustParse(t, "http://a.test/item/99"), nil, false); spent {
+		t.Error("a pattern with 10 new pages and 5 copies was judged spent")
+	}
+	// Endless paths are charged by their tail, whatever the path before.
+	for _, s := range []string{"/a/more/", "/b/c/more/", "/d/more/"} {
+		p.Fetched(mustParse(t, "http://a.test"+s), nil, Dup{Kind: DupEndless, Of: "x", Tail: "more/"})
+	}
+	if pat, spent := p.Spent(mustParse(t, "http://a.test/zz/more/"), nil, true); !spent || pat != "…/more/" {
+		t.Errorf("endless tail: %q %v, want …/more/ spent", pat, spent)
+	}
+	traps := p.Traps("http://a.test")
+	if len(traps) != 3 {
+		t.Fatalf("traps: %+v, want 3", traps)
+	}
+	for _, tr := range traps {
+		switch tr.Pattern {
+		case "/events/*":
+			if !tr.Spent || tr.Duplicates != 3 || tr.Fetched != 4 || tr.Refused != 1 || tr.Kinds[DupChain] != 3 || len(tr.Examples) != 3 {
+				t.Errorf("calendar trap: %+v", tr)
+			}
+		case "…/more/":
+			if !tr.Spent || tr.Refused != 1 {
+				t.Errorf("endless trap: %+v", tr)
+			}
+		case "/item/*":
+			if tr.Spent {
+				t.Errorf("item pattern spent: %+v", tr)
+			}
+		default:
+			t.Errorf("unexpected trap %+v", tr)
+		}
+	}
+	// A tail made only of slashes is never a pattern.
+	p.Fetched(mustParse(t, "http://b.test/x/"), nil, Dup{Kind: DupEndless, Tail: "/"})
+	if _, spent := p.Spent(mustParse(t, "http://b.test/y/"), nil, false); spent {
+		t.Error("a slash tail was charged")
+	}
+}
+
+func TestPatternBudgetsBounded(t *testing.T) {
+	p := NewPatterns(PatternConfig{MaxPatterns: 4, MaxHosts: 2})
+	for i := range 100 {
+		p.Fetched(mustParse(t, fmt.Sprintf("http://h%d.test/a%c/x", i%3, 'a'+i%26)), nil, Dup{Kind: DupCopy})
+	}
+	for i := range 3 {
+		p.mu.Lock()
+		h := p.mu.hosts.peek(fmt.Sprintf("http://h%d.test", i))
+		if h != nil && len(h.templates) > 4 {
+			t.Errorf("host %d keeps %d patterns, want at most 4", i, len(h.templates))
+		}
+		p.mu.Unlock()
+	}
+	if n := len(p.Hosts()); n > 2 {
+		t.Errorf("%d hosts kept, want at most 2", n)
+	}
+}
+
+func TestFreshParams(t *testing.T) {
+	const host = "http://a.test"
+	l := NewLearner(LearnerConfig{})
+	page := mustParse(t, host+"/")
+	// Four responses, each with its own token on every link, and a page
+	// number and an item id that recur.
+	for r := range 4 {
+		tok := fmt.Sprintf("a%07dx9f%d", r*7919, r)
+		var links []*url.URL
+		for i := range 3 {
+			links = append(links, mustParse(t, fmt.Sprintf("%s/item?id=%d&vq=%s", host, i, tok)))
+			links = append(links, mustParse(t, fmt.Sprintf("%s/list?page=%d&vq=%s", host, i, tok)))
+		}
+		l.ObserveLinks(page, links)
+	}
+	if !l.Fresh(host, "vq") {
+		t.Error("a token new on every response is not fresh")
+	}
+	for _, name := range []string{"id", "page"} {
+		if l.Fresh(host, name) {
+			t.Errorf("%s, whose values recur, is fresh", name)
+		}
+	}
+	// Fresh is not dropped until content agrees: one pair with one content.
+	if l.Drop(host, "vq") {
+		t.Error("dropped before any content was seen")
+	}
+	l.Observe(mustParse(t, host+"/item?id=1&vq=aa11bb22cc"), "D1")
+	l.Observe(mustParse(t, host+"/item?id=1&vq=dd33ee44ff"), "D1")
+	if !l.Drop(host, "vq") {
+		t.Error("a fresh parameter with one content for two values is not dropped")
+	}
+	if ps := l.Irrelevant(host); len(ps) != 1 || ps[0].Fresh != 4 {
+		t.Errorf("evidence: %+v, want vq with 4 fresh values", ps)
+	}
+	// A cursor is fresh too, but its values give other content: kept.
+	l2 := NewLearner(LearnerConfig{})
+	for r := range 5 {
+		l2.ObserveLinks(page, []*url.URL{mustParse(t, fmt.Sprintf("%s/feed?cursor=c%dz%08d", host, r, r*31337))})
+	}
+	l2.Observe(mustParse(t, host+"/feed?cursor=c1z00031337"), "D1")
+	l2.Observe(mustParse(t, host+"/feed?cursor=c2z00062674"), "D2")
+	if !l2.Fresh(host, "cursor") || l2.Drop(host, "cursor") {
+		t.Errorf("cursor: fresh %v, dropped %v; want fresh and kept", l2.Fresh(host, "cursor"), l2.Drop(host, "cursor"))
+	}
+	// Path parameters too.
+	l3 := NewLearner(LearnerConfig{})
+	for r := range 4 {
+		l3.ObserveLinks(page, []*url.URL{mustParse(t, fmt.Sprintf("%s/p;vs=k%dq%09d/x", host, r, r*7))})
+	}
+	l3.Observe(mustParse(t, host+"/p;vs=k1q000000007/x"), "D")
+	l3.Observe(mustParse(t, host+"/p;vs=k2q000000014/x"), "D")
+	if !l3.Drop(host, ";vs") {
+		t.Error("a fresh path parameter is not dropped")
+	}
+}
