@@ -25,7 +25,9 @@ func TestTextPrints(t *testing.T) {
 		}
 	}
 	// Masked: two days of a calendar are alike, two products are not.
-	day := func(s string) string { return "Events " + s + ". No events are scheduled. « Previous day | Next day »" }
+	day := func(s string) string {
+		return "Events " + s + ". No events are scheduled. « Previous day | Next day »"
+	}
 	if d1, d2 := day("Tuesday, 1 December 2026"), day("Wednesday, 2 December 2026"); bag(d1) == bag(d2) || masked(d1) != masked(d2) {
 		t.Errorf("two days: bags differ %v, masked equal %v; want true, true", bag(d1) != bag(d2), masked(d1) == masked(d2))
 	}
@@ -59,7 +61,9 @@ func TestDupIndex(t *testing.T) {
 		}
 		return out
 	}
-	print := func(path, text string, ls []*url.URL) *pagePrint { return printPage(u(path), []byte(text), ls, key, tmpl) }
+	print := func(path, text string, ls []*url.URL) *pagePrint {
+		return printPage(u(path), []byte(text), ls, key, tmpl)
+	}
 	d := newDupIndex()
 	classify := func(path string, p *pagePrint, parent uint64) string {
 		dup, _ := d.classify(origin, u(path), p, parent)
