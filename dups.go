@@ -126,11 +126,11 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 
 // printPage computes a page's prints from its visible text and its links
 // (absolute, as found). keyOf gives a URL's key with every parameter known
-// or suspected not to matter left out, templateOf its template.
-func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) string, templateOf func(*url.URL) string) *pagePrint {
-	p := &pagePrint{template: templateOf(u)}
-	p.bag, p.masked, p.words = textPrints(text)
+// or suspected not to matter left out.
+func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) string) *pagePrint {
 	own := keyOf(u)
+	p := &pagePrint{template: urlspace.KeyTemplate(own)}
+	p.bag, p.masked, p.words = textPrints(text)
 	p.path, _, _ = strings.Cut(own, "?")
 	var order uint64 = 14695981039346656037
 	for _, l := range links {
@@ -143,7 +143,7 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) s
 			order = mix(order ^ h)
 			p.nOut++
 		}
-		if templateOf(l) != p.template {
+		if urlspace.KeyTemplate(k) != p.template {
 			p.outTmpl += h
 		}
 	}
@@ -260,15 +260,14 @@ func dateWord(w []byte) bool {
 
 func isLetter(c byte) bool { c |= 0x20; return 'a' <= c && c <= 'z' }
 
-// keyFunc returns the key and template functions printPage uses for the
-// links of a page of origin: keys without session ids, without the
+// keyFunc returns the key function printPage uses for the links of a page
+// of u's origin, and its drop function: keys without session ids, without the
 // parameters learned not to matter, and without those whose values are
 // fresh on every response (not yet confirmed by content).
-func (c *Crawler) keyFunc(u *url.URL) (key func(*url.URL) string, template func(*url.URL) string, drop func(string) bool) {
+func (c *Crawler) keyFunc(u *url.URL) (key func(*url.URL) string, drop func(string) bool) {
 	origin := urlnorm.HostKey(u)
 	learned := c.dropFunc(u)
 	drop = func(name string) bool { return learned(name) || c.space.learner.Fresh(origin, name) }
 	key = func(l *url.URL) string { return urlnorm.Key(l, drop) }
-	template = func(l *url.URL) string { return urlspace.Template(l, drop) }
-	return key, template, drop
+	return key, drop
 }

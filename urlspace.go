@@ -317,8 +317,8 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	}
 	c.space.notePage(res.URL, text, canonical)
 	c.space.learner.ObserveLinks(res.URL, found)
-	keyOf, template, drop := c.keyFunc(res.URL)
-	pp := printPage(res.URL, text, found, keyOf, template)
+	keyOf, drop := c.keyFunc(res.URL)
+	pp := printPage(res.URL, text, found, keyOf)
 	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent)
 	c.space.patterns.Fetched(res.URL, drop, dup)
 	if dup.Kind != "" {
@@ -340,7 +340,7 @@ func (c *Crawler) trapSpent(item *frontier.Item, u *url.URL, count bool) bool {
 	if item.Depth == 0 || item.Kind != "" {
 		return false
 	}
-	_, _, drop := c.keyFunc(u)
+	_, drop := c.keyFunc(u)
 	pattern, spent := c.space.patterns.Spent(u, drop, count)
 	if spent && count {
 		c.cfg.Logger.Debug("URL of a spent pattern not fetched", "url", item.URL, "pattern", pattern)

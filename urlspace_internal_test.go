@@ -52,7 +52,6 @@ func TestDupIndex(t *testing.T) {
 		return v
 	}
 	key := func(l *url.URL) string { return l.String() }
-	tmpl := func(l *url.URL) string { return urlspace.Template(l, nil) }
 	long := strings.Repeat("lorem ipsum dolor sit amet ", 12)
 	links := func(ss ...string) []*url.URL {
 		var out []*url.URL
@@ -62,7 +61,7 @@ func TestDupIndex(t *testing.T) {
 		return out
 	}
 	print := func(path, text string, ls []*url.URL) *pagePrint {
-		return printPage(u(path), []byte(text), ls, key, tmpl)
+		return printPage(u(path), []byte(text), ls, key)
 	}
 	d := newDupIndex()
 	classify := func(path string, p *pagePrint, parent uint64) string {

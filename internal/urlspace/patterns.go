@@ -251,7 +251,11 @@ func (p *Patterns) Hosts() []string {
 // Session ids and the parameters drop reports (as for urlnorm.Key) are
 // left out.
 func Template(u *url.URL, drop func(string) bool) string {
-	key := urlnorm.Key(u, drop)
+	return KeyTemplate(urlnorm.Key(u, drop))
+}
+
+// KeyTemplate is Template for a URL's key (urlnorm.Key), already made.
+func KeyTemplate(key string) string {
 	if i := strings.Index(key, "://"); i >= 0 {
 		key = key[i+3:]
 		if j := strings.IndexByte(key, '/'); j >= 0 {
