@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/extract"
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
@@ -45,7 +46,7 @@ type dupCounts struct {
 func newSpace() *space {
 	return &space{
 		learner:   urlspace.NewLearner(urlspace.LearnerConfig{}),
-		checker:   urlspace.NewChecker(urlspace.Limits{}),
+		checker:   urlspace.NewChecker(urlspace.Limits{Today: time.Now()}),
 		explosion: urlspace.NewExplosion(urlspace.ExplosionConfig{}),
 		patterns:  urlspace.NewPatterns(urlspace.PatternConfig{}),
 		repeats:   newDupIndex(),

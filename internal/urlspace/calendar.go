@@ -10,8 +10,9 @@ import (
 // its shape (the URL with the date taken out, hashed) and its date in
 // months (year*12 + month - 1).
 //
-// A path is calendar-like when it ends with a date: a segment YYYY-MM or
-// YYYY-MM-DD, or segments YYYY/MM or YYYY/MM/DD (a trailing slash allowed).
+// A path is calendar-like when it ends with a date: a segment YYYY-MM,
+// YYYY-MM-DD or YYYYMMDD, or segments YYYY/MM or YYYY/MM/DD (a trailing
+// slash allowed).
 // A query is calendar-like when it has a parameter whose value is such a
 // date, or parameters named year (with or without month) or date. The
 // date in the path wins over the query.
@@ -103,8 +104,16 @@ func pathDate(path string) (month int, prefix string, ok bool) {
 	return 0, "", false
 }
 
-// parseDate parses YYYY-MM or YYYY-MM-DD into months.
+// parseDate parses YYYY-MM, YYYY-MM-DD, or YYYYMMDD with a year from
+// 1900 to 2199, into months.
 func parseDate(s string) (int, bool) {
+	if len(s) == 8 && digits(s) {
+		y, m, d := atoi(s[:4]), atoi(s[4:6]), atoi(s[6:])
+		if y < 1900 || y > 2199 || m < 1 || m > 12 || d < 1 || d > 31 {
+			return 0, false
+		}
+		return y*12 + m - 1, true
+	}
 	if (len(s) != 7 && len(s) != 10) || s[4] != '-' || !digits(s[:4]) || !digits(s[5:7]) {
 		return 0, false
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
@@ -43,7 +44,16 @@ type Limits struct {
 	// a value like 2024-05). A date followed by more path, as in
 	// "/2015/03/14/post-title", is a post, not a calendar: it is not
 	// checked. The default is 12.
+	//
+	// When Today is set, the distance is taken from today instead, and
+	// only forward: a calendar page more than CalendarMonths months after
+	// today, or more than a century before it, is suspect; archives of
+	// the past are not (the crawler finds an empty calendar's pages from
+	// their content).
 	CalendarMonths int
+	// Today is the date the calendar check measures from; the zero value
+	// measures from the first date seen instead.
+	Today time.Time
 	// HostBudget is how many URLs a host may have accepted in total.
 	// The default is 100,000.
 	HostBudget int
@@ -103,7 +113,12 @@ func (c *Checker) Check(u *url.URL) (ok bool, reason string) {
 	defer c.mu.Unlock()
 	h := c.mu.hosts.get(host)
 	if reason == "" {
-		if shape, month, ok := calendar(u); ok {
+		if shape, month, ok := calendar(u); ok && !c.lim.Today.IsZero() {
+			today := c.lim.Today.Year()*12 + int(c.lim.Today.Month()) - 1
+			if c.lim.CalendarMonths >= 0 && (month-today > c.lim.CalendarMonths || today-month > 1200) {
+				reason = ReasonCalendar
+			}
+		} else if ok {
 			if h.calendars == nil {
 				h.calendars = make(map[uint64]int)
 			}

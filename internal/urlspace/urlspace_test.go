@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
@@ -226,6 +227,10 @@ func TestCalendar(t *testing.T) {
 		{"shapes are separate", []string{
 			"http://e.example/a/2024-05", "http://e.example/b/2030-05", "http://e.example/a/2030-05",
 		}, []string{"", "", ReasonCalendar}},
+		{"compact days", []string{
+			"http://e.example/agenda/day/20240517", "http://e.example/agenda/day/20260517", "http://e.example/e?d=20240601",
+			"http://e.example/e?d=20300601", "http://e.example/item/12345678",
+		}, []string{"", ReasonCalendar, "", ReasonCalendar, ""}},
 		{"not dates", []string{
 			"http://e.example/p/1999/88", "http://e.example/p/2024-13", "http://e.example/p/12345/1",
 			"http://e.example/p/1999/07", "http://e.example/p/2024/07",
@@ -374,5 +379,25 @@ func BenchmarkExplosionObserve(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		e.Observe(urls[i%len(urls)], "digest")
+	}
+}
+
+// TestCalendarToday: with Today set, calendar pages are judged by their
+// distance from it: the future more than CalendarMonths away and the far
+// past are suspect, a blog's archive of past months is not.
+func TestCalendarToday(t *testing.T) {
+	c := NewChecker(Limits{Today: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
+	for _, tt := range []struct{ url, reason string }{
+		{"http://e.example/events/2026-12-05", ""},
+		{"http://e.example/events/2027-11-30", ""},
+		{"http://e.example/events/2028-01-01", ReasonCalendar},
+		{"http://e.example/archive/2009/03", ""},
+		{"http://e.example/archive/1998/03", ""},
+		{"http://e.example/cal?month=1850-01", ReasonCalendar},
+		{"http://e.example/agenda/day/20991231", ReasonCalendar},
+	} {
+		if _, reason := c.Check(mustParse(t, tt.url)); reason != tt.reason {
+			t.Errorf("Check(%s) = %q, want %q", tt.url, reason, tt.reason)
+		}
 	}
 }
