@@ -10,14 +10,16 @@
 //	       [--outage [HOST=]START+DUR]...
 //	       [--traps [HOST=]sessions,calendar,facets,deep,soft404,sitemaps|all]...
 //	       [--session-param sid] [--exact-pages N]
+//	       [--shop HOST|all]... [--shop-catalog 10] [--shop-per-page 50]
 //
 // With --capacity every host is a server of limited capacity that queues,
 // slows down and refuses requests (503 or 429 with Retry-After) when it is
 // overloaded; --rate-limit refuses requests above a rate (nginx's limit_req
 // with nodelay: --burst requests beyond it at once); --outage scripts windows in which hosts answer only errors;
 // --traps gives hosts URL-space traps (session ids, an endless calendar, a
-// faceted catalog, an endless path, soft 404s, sitemaps).
-// See simweb --help.
+// faceted catalog, an endless path, soft 404s, sitemaps); --shop makes
+// hosts online shops whose traps have names and URL shapes drawn from
+// --seed. See simweb --help.
 //
 // On start it prints what a crawler needs to reach the hosts: the
 // --connect-to lines and an example gentlecrawl command.

@@ -35,11 +35,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		printOnly  = fs.Bool("print-connect-to", false, "print one --connect-to line per host and exit")
 		load       loadFlags
 		traps      trapsFlags
+		shop       shopFlags
 	)
 	load.register(fs)
 	traps.register(fs)
+	shop.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\n"+loadUsage+"\n"+trapsUsage+"\nFlags:")
+		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\n"+loadUsage+"\n"+trapsUsage+"\n"+shopUsage+"\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -59,6 +61,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := traps.apply(&cfg); err != nil {
+		return err
+	}
+	if err := shop.apply(&cfg); err != nil {
 		return err
 	}
 	switch *logPath {
@@ -89,6 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := traps.checkHosts(web); err != nil {
 		return err
 	}
+	if err := shop.checkHosts(web); err != nil {
+		return err
+	}
 	srv, err := web.Start(*listen)
 	if err != nil {
 		return err
@@ -110,14 +118,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	printBanner(stdout, web, srv, perHost, *loopbackN, &load, &traps)
+	printBanner(stdout, web, srv, perHost, *loopbackN, &load, &traps, &shop)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "simweb: stopping")
 	return nil
 }
 
 // printBanner tells a crawler how to reach the web.
-func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int, load *loadFlags, traps *trapsFlags) {
+func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int, load *loadFlags, traps *trapsFlags, shop *shopFlags) {
 	hosts := web.Hosts()
 	fmt.Fprintf(out, "simweb: serving %d hosts on http://%s\n", len(hosts), srv.Addr)
 	if loopbackN > 0 {
@@ -143,5 +151,6 @@ func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, lo
 	fmt.Fprintf(out, "example: gentlecrawl crawl --allow-private-networks %s http://%s/\n", example, hosts[0].Name)
 	load.describe(out)
 	traps.describe(out, web)
+	shop.describe(out, web)
 	fmt.Fprintln(out, "simweb: press Ctrl-C to stop")
 }

@@ -38,6 +38,13 @@
 // one any URL serves, so that a test can count a crawl's requests against
 // the pages it found.
 //
+// A host can instead be an online shop (HostOptions.Shop) whose traps —
+// session ids fresh on every response, an unknown tracking parameter,
+// sort orders, an endless calendar, an endless path and an endless news
+// chain — have names, parameters and URL shapes drawn from the seed, so
+// that tests which run several seeds cannot be passed by rules fitted to
+// one shape. Host.TrapOf names the trap family of a URL.
+//
 // A Web is an http.Handler. Start serves it on one listener; ServeLoopback
 // serves it on several loopback addresses so that per-IP behaviour can be
 // tested; the cmd/simweb command runs it as a standalone server.

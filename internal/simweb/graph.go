@@ -192,7 +192,12 @@ func (h *Host) URL(path string) string { return "http://" + h.Name + path }
 
 // Resources returns every servable resource of h except the robots.txt
 // files, sorted by path. The first call renders every page of the host.
+// A Shop host has none: its pages link under new URLs on every response
+// (see DistinctPages and PageOf).
 func (h *Host) Resources() []Resource {
+	if h.opts.Shop != nil {
+		return nil
+	}
 	sk := h.skeleton()
 	out := make([]Resource, len(sk.res))
 	for i := range sk.res {
@@ -203,9 +208,10 @@ func (h *Host) Resources() []Resource {
 }
 
 // Resource returns the resource at path (escaped, with the query if any).
+// A Shop host has none.
 func (h *Host) Resource(path string) (Resource, bool) {
 	i, ok := h.skeleton().byPath[path]
-	if !ok {
+	if !ok || h.opts.Shop != nil {
 		return Resource{}, false
 	}
 	return h.resource(i), true

@@ -71,6 +71,10 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) time.Duration {
 		h.serveRobots(rw, r, path)
 		return wait
 	}
+	if s := h.shop(); s != nil {
+		s.serve(rw, r, path)
+		return wait
+	}
 	if traps := &h.opts.Traps; traps.any() {
 		path = traps.stripSession(path)
 		if h.serveTrap(rw, r, path) {

@@ -99,6 +99,11 @@ type HostOptions struct {
 	// a faceted catalog, an endless path, soft 404s and sitemaps. The
 	// zero value sets none. See Traps.
 	Traps Traps
+	// Shop, if non-nil, makes the host a shop instead of a graph of
+	// ordinary pages: its real pages, its trap families and the surface
+	// of both are drawn from Config.Seed and the host's index. A shop
+	// host takes no Traps and no Pages. See Shop.
+	Shop *Shop
 }
 
 // withDefaults validates o and returns a copy that shares nothing with
@@ -137,6 +142,16 @@ func (o HostOptions) withDefaults() (HostOptions, error) {
 	}
 	if err := o.Traps.validate(); err != nil {
 		return o, err
+	}
+	if o.Shop != nil {
+		if o.Traps.any() || o.Pages != 0 {
+			return o, fmt.Errorf("%w: a Shop host takes no Traps and no Pages", errConfig)
+		}
+		s, err := o.Shop.withDefaults()
+		if err != nil {
+			return o, err
+		}
+		o.Shop = &s
 	}
 	return o, nil
 }

@@ -161,7 +161,11 @@ func (r *renderer) targets(i int) []target {
 				o++
 			}
 			osk := r.web.hosts[o].skeleton()
-			ts = append(ts, target{o, osk.res[r.rng.IntN(osk.pages)].path})
+			t := target{o, osk.res[r.rng.IntN(osk.pages)].path}
+			if r.web.hosts[o].opts.Shop != nil {
+				t.path = "/" // a shop's pages are not its skeleton's
+			}
+			ts = append(ts, t)
 		}
 	}
 	for range r.rng.IntN(4) { // duplicates, written in another form

@@ -8,7 +8,6 @@ import (
 	"hash/fnv"
 	"html"
 	"net/http"
-	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -165,8 +164,12 @@ func (h *Host) sessionValue(where string, n int) string {
 // under robots-disallowed paths included; see Web.Allowed) and, with
 // Traps.Facets, the CatalogPages distinct catalog pages. Calendar, deep
 // path, soft-404 and sitemap URLs are not real pages. With
-// HostOptions.Pages the slice has exactly that length.
+// HostOptions.Pages the slice has exactly that length. For a Shop host
+// they are its home page, catalogue pages and item pages.
 func (h *Host) DistinctPages() []string {
+	if s := h.shop(); s != nil {
+		return h.sortedURLs(s.distinctPages())
+	}
 	sk := h.skeleton()
 	out := make([]string, 0, sk.pages+CatalogPages)
 	for i := range sk.pages {
@@ -186,19 +189,19 @@ func (h *Host) DistinctPages() []string {
 // host or an escaped request URI ("/list?page=3&sid=…", as in
 // LogEntry.Path). Session ids are ignored; catalog URLs in any parameter
 // order, with any sort and with page=1 or a page beyond the last map to
-// the catalog page they serve.
+// the catalog page they serve. For a Shop host, session ids, tracking
+// parameters, sort orders and the order of parameters are ignored, and
+// calendar, endless-path and counter URLs serve no real page.
 func (h *Host) PageOf(u string) (string, bool) {
-	uri := u
-	if !strings.HasPrefix(u, "/") {
-		pu, err := url.Parse(u)
-		if err != nil || !strings.EqualFold(pu.Scheme, "http") && !strings.EqualFold(pu.Scheme, "https") {
-			return "", false
+	uri, ok := h.requestURI(u)
+	if !ok {
+		return "", false
+	}
+	if s := h.shop(); s != nil {
+		if rt, ok := s.route(uri); ok && rt.real() {
+			return h.URL(s.canonical(rt)), true
 		}
-		host := strings.ToLower(pu.Host)
-		if host != h.Name && host != h.Name+":80" {
-			return "", false
-		}
-		uri = pu.RequestURI()
+		return "", false
 	}
 	uri = h.opts.Traps.stripSession(uri)
 	if h.opts.Traps.Facets {
@@ -263,11 +266,20 @@ func (h *Host) serveTrap(rw http.ResponseWriter, r *http.Request, uri string) bo
 // serveGenerated answers with a generated body: a strong ETag of its
 // bytes, Last-Modified at the epoch, conditional GET, gzip for HTML.
 func serveGenerated(rw http.ResponseWriter, r *http.Request, ctype string, body []byte) {
-	f := fnv.New64a()
-	f.Write(body)
-	meta := resMeta{etag: fmt.Sprintf(`"t%016x"`, f.Sum64()), lastModified: lastModifiedEpoch}
+	serveBody(rw, r, ctype, body, resMeta{lastModified: lastModifiedEpoch})
+}
+
+// serveBody answers with a generated body and the validators of meta —
+// a strong ETag of the body's bytes when meta has none — with
+// conditional GET and gzip for HTML.
+func serveBody(rw http.ResponseWriter, r *http.Request, ctype string, body []byte, meta resMeta) {
+	if meta.etag == "" {
+		f := fnv.New64a()
+		f.Write(body)
+		meta.etag = fmt.Sprintf(`"t%016x"`, f.Sum64())
+	}
 	hdr := rw.Header()
-	hdr.Set("Last-Modified", meta.lastModified.Format(http.TimeFormat))
+	hdr.Set("Last-Modified", meta.lastModified.UTC().Format(http.TimeFormat))
 	hdr.Set("ETag", meta.etag)
 	text := strings.HasPrefix(ctype, "text/")
 	if text {

@@ -50,6 +50,8 @@ type Host struct {
 	skel      *skeleton
 	graphOnce sync.Once
 	grph      *graph
+	shopOnce  sync.Once
+	shopSite  *shopSite // of HostOptions.Shop; see Host.shop
 }
 
 // hostOptions are the per-host behaviours of the server: from the
@@ -150,6 +152,10 @@ func (h *Host) Options() HostOptions {
 		o.RateLimit = &l
 	}
 	o.Outages = append([]Outage(nil), o.Outages...)
+	if o.Shop != nil {
+		s := *o.Shop
+		o.Shop = &s
+	}
 	return o
 }
 
