@@ -20,7 +20,7 @@ type pagePrint struct {
 	template string // urlspace.Template of the page
 
 	links   uint64 // every link (its key), in any order
-	outPath uint64 // links to other paths than the page's own, in any order
+	outPath uint64 // links to paths of another template than the page's own (not its pages or sort orders), in any order
 	order   uint64 // the same links, in document order
 	nOut    int    // how many such links
 	outTmpl uint64 // links to URLs of another template than the page's own
@@ -56,14 +56,13 @@ type dupIndex struct {
 }
 
 type bagEntry struct {
-	url, path string
-	links     uint64
+	url, path, template string
+	links               uint64
 }
 
 type orderEntry struct {
-	url   string
-	order uint64
-	bag   uint64
+	url, template string
+	order, bag    uint64
 }
 
 func newDupIndex() *dupIndex {
@@ -76,10 +75,22 @@ func newDupIndex() *dupIndex {
 
 // classify says whether the page at u (of host origin), linked from a page
 // whose chain print was parent (0 for none), repeats a page fetched before,
-// and records it when it does not. It returns the duplicate's kind and the
-// bag of words the URL-space learners should compare it by: the original's
-// for a copy or a reordering, its own otherwise.
-func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64) (urlspace.Dup, uint64) {
+// and records it when it does not. near lists the URLs of the host's pages
+// whose text is nearly the same (simhash). It returns the duplicate's kind
+// and the bag of words the URL-space learners should compare it by: the
+// original's for a copy or a reordering, its own otherwise.
+func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64, near []string) (urlspace.Dup, uint64) {
+	// Nearly the text of a page whose path this one's extends: a relative
+	// link that serves the page it came from, its link texts aside.
+	for _, n := range near {
+		nu, err := url.Parse(n)
+		if err != nil {
+			continue
+		}
+		if tail, ok := extends(u.EscapedPath(), nu.EscapedPath()); ok {
+			return urlspace.Dup{Kind: urlspace.DupEndless, Of: n, Tail: tail}, p.bag
+		}
+	}
 	hk := hashString(origin)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -92,24 +103,24 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	if p.words > 0 {
 		k := hk ^ mix(p.bag)
 		if e, ok := d.bags[k]; ok {
-			if tail, ok := strings.CutPrefix(p.path, e.path); ok && tail != "" && (strings.HasSuffix(e.path, "/") || tail[0] == '/') {
+			if tail, ok := extends(p.path, e.path); ok {
 				return urlspace.Dup{Kind: urlspace.DupEndless, Of: e.url, Tail: tail}, p.bag
 			}
 			if p.words >= minWordsForCopy || e.links == p.links {
-				return urlspace.Dup{Kind: urlspace.DupCopy, Of: e.url}, p.bag
+				return urlspace.Dup{Kind: urlspace.DupCopy, Of: e.url, OfTemplate: e.template}, p.bag
 			}
 		} else if len(d.bags) < maxDupEntries {
-			d.bags[k] = bagEntry{url: own, path: p.path, links: p.links}
+			d.bags[k] = bagEntry{url: own, path: p.path, template: p.template, links: p.links}
 		}
 	}
 	if p.nOut >= 5 {
 		k := hk ^ mix(hashString(p.path)^mix(p.outPath))
 		if e, ok := d.orders[k]; ok {
 			if e.order != p.order {
-				return urlspace.Dup{Kind: urlspace.DupReordered, Of: e.url}, e.bag
+				return urlspace.Dup{Kind: urlspace.DupReordered, Of: e.url, OfTemplate: e.template}, e.bag
 			}
 		} else if len(d.orders) < maxDupEntries {
-			d.orders[k] = orderEntry{url: own, order: p.order, bag: p.bag}
+			d.orders[k] = orderEntry{url: own, template: p.template, order: p.order, bag: p.bag}
 		}
 	}
 	chain := p.chain()
@@ -124,6 +135,45 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	return urlspace.Dup{}, p.bag
 }
 
+// extends reports whether path continues base beyond a segment boundary,
+// and returns what it adds: "/a/b/more/" extends "/a/b/" and "/a/b" by
+// "more/" and "/more/"; "/a/bc" extends neither.
+func extends(path, base string) (tail string, ok bool) {
+	tail, ok = strings.CutPrefix(path, base)
+	if !ok || tail == "" || !strings.HasSuffix(base, "/") && tail[0] != '/' {
+		return "", false
+	}
+	return tail, true
+}
+
+// withoutParams returns the key k without the query parameters (name=value)
+// that also appear in query.
+func withoutParams(k, query string) string {
+	path, q, ok := strings.Cut(k, "?")
+	if !ok {
+		return k
+	}
+	var kept []string
+	for p := range strings.SplitSeq(q, "&") {
+		if !hasParam(query, p) {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return path
+	}
+	return path + "?" + strings.Join(kept, "&")
+}
+
+func hasParam(query, p string) bool {
+	for q := range strings.SplitSeq(query, "&") {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
 // printPage computes a page's prints from its visible text and its links
 // (absolute, as found). keyOf gives a URL's key with every parameter known
 // or suspected not to matter left out.
@@ -133,17 +183,26 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) s
 	p.bag, p.masked, p.words = textPrints(text)
 	p.path, _, _ = strings.Cut(own, "?")
 	var order uint64 = 14695981039346656037
+	ownPath, _, _ := strings.Cut(p.template, "?")
+	_, ownQuery, _ := strings.Cut(own, "?")
 	for _, l := range links {
 		k := keyOf(l)
 		h := mix(hashString(k))
 		p.links += h
-		path, _, _ := strings.Cut(k, "?")
-		if path != p.path {
+		tmpl := urlspace.KeyTemplate(k)
+		if tmplPath, _, _ := strings.Cut(tmpl, "?"); tmplPath != ownPath {
+			// The page's own parameters, carried over into its links (a
+			// sort order kept across the list's pages), are left out:
+			// the same list sorted two ways has the same links.
+			h := h
+			if ownQuery != "" {
+				h = mix(hashString(withoutParams(k, ownQuery)))
+			}
 			p.outPath += h
 			order = mix(order ^ h)
 			p.nOut++
 		}
-		if urlspace.KeyTemplate(k) != p.template {
+		if tmpl != p.template {
 			p.outTmpl += h
 		}
 	}

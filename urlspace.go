@@ -34,8 +34,15 @@ type space struct {
 	mu struct {
 		sync.Mutex
 		hosts map[string]*dupCounts // by origin
+		// stripped remembers pages fetched under parameters whose values
+		// were fresh on every response but not yet confirmed not to
+		// matter: the hash of the key without them → their names.
+		stripped map[uint64][]string
 	}
 }
+
+// maxStripped bounds space.mu.stripped.
+const maxStripped = 1 << 18
 
 // dupCounts counts, for one host, pages that repeat others.
 type dupCounts struct {
@@ -68,15 +75,18 @@ func (s *space) dups(origin string) *dupCounts {
 
 // notePage records a fetched HTML page's fingerprint, and counts it when it
 // is a near-duplicate (within 3 bits of simhash) of a page of the same host
-// already fetched, or names another URL as its canonical.
-func (s *space) notePage(u *url.URL, text []byte, canonical *url.URL) {
+// already fetched, or names another URL as its canonical. It returns the
+// URLs of those near-duplicates.
+func (s *space) notePage(u *url.URL, text []byte, canonical *url.URL) (near []string) {
 	origin := urlnorm.HostKey(u)
 	fp := simhash.Sum(text)
 	var twin string
 	for _, m := range s.near.Near(fp) {
 		if rest, ok := strings.CutPrefix(m.Value, origin+" "); ok {
-			twin = rest
-			break
+			if twin == "" {
+				twin = rest
+			}
+			near = append(near, rest)
 		}
 	}
 	s.near.Add(fp, origin+" "+u.String())
@@ -92,6 +102,7 @@ func (s *space) notePage(u *url.URL, text []byte, canonical *url.URL) {
 	if canonical != nil && urlnorm.Canonical(canonical) != urlnorm.Canonical(u) {
 		d.canonical++
 	}
+	return near
 }
 
 // HostURLSpace is what the crawl found out about one host's URLs, for the
@@ -167,16 +178,7 @@ func trapFound(t urlspace.Trap) TrapFound {
 // its canonical form.
 func (c *Crawler) candidate(u *url.URL, depth int) frontier.Candidate {
 	drop := c.dropFunc(u)
-	fetchURL, _ := urlnorm.StripSessionIDs(u)
-	var names []string
-	for _, name := range queryNames(fetchURL.RawQuery) {
-		if drop(name) {
-			names = append(names, name)
-		}
-	}
-	if len(names) > 0 {
-		fetchURL, _ = urlnorm.StripParams(fetchURL, names)
-	}
+	fetchURL, _ := urlnorm.StripFunc(u, drop)
 	return frontier.Candidate{
 		Host:      politenessKey(u),
 		Canonical: urlnorm.Key(u, drop),
@@ -316,12 +318,17 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if err != nil || len(text) == 0 {
 		return res.PayloadDigest(), true
 	}
-	c.space.notePage(res.URL, text, canonical)
+	near := c.space.notePage(res.URL, text, canonical)
 	c.space.learner.ObserveLinks(res.URL, found)
+	c.noteStripped(res.URL)
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, text, found, keyOf)
-	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent)
-	c.space.patterns.Fetched(res.URL, drop, dup)
+	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near)
+	if !c.sessionVariant(res.URL, dup) {
+		// (The same page under another session id is the Learner's to
+		// sort out, not a pattern's budget to spend.)
+		c.space.patterns.Fetched(res.URL, drop, dup)
+	}
 	if dup.Kind != "" {
 		c.cfg.Logger.Debug("duplicate page", "url", res.URL.String(), "kind", dup.Kind, "of", dup.Of)
 		c.stats.update(func(s *Summary) { s.DuplicatePages++ })
@@ -332,6 +339,79 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		links[i].Parent = chain
 	}
 	return fmt.Sprintf("bag:%016x", bag), true
+}
+
+// sessionVariant reports whether a copy is of the same URL under other
+// tokens (session ids not learned yet).
+func (c *Crawler) sessionVariant(u *url.URL, dup urlspace.Dup) bool {
+	if dup.Kind != urlspace.DupCopy {
+		return false
+	}
+	of, err := url.Parse(dup.Of)
+	return err == nil && urlspace.TokenVariants(u, of)
+}
+
+// noteStripped remembers that u was fetched, when it carries parameters
+// whose values are fresh on every response but not yet known not to
+// matter: once they are, the same URL without them (queued earlier, under
+// another key) is the same page.
+func (c *Crawler) noteStripped(u *url.URL) {
+	origin := urlnorm.HostKey(u)
+	learned := c.dropFunc(u)
+	var names []string
+	for _, n := range append(queryNames(u.RawQuery), pathParamNames(u.EscapedPath())...) {
+		if !learned(n) && c.space.learner.Fresh(origin, n) && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	k := hashString(urlnorm.Key(u, func(n string) bool { return learned(n) || slices.Contains(names, n) }))
+	c.space.mu.Lock()
+	defer c.space.mu.Unlock()
+	if c.space.mu.stripped == nil {
+		c.space.mu.stripped = make(map[uint64][]string)
+	}
+	if len(c.space.mu.stripped) < maxStripped {
+		c.space.mu.stripped[k] = names
+	}
+}
+
+// fetchedStripped reports whether u's page was fetched already under
+// parameters that have since been learned not to matter (noteStripped).
+func (c *Crawler) fetchedStripped(u *url.URL) bool {
+	learned := c.dropFunc(u)
+	k := hashString(urlnorm.Key(u, learned))
+	c.space.mu.Lock()
+	names, ok := c.space.mu.stripped[k]
+	c.space.mu.Unlock()
+	if !ok {
+		return false
+	}
+	for _, n := range names {
+		if !learned(n) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathParamNames returns the names of the path parameters of an escaped
+// path, each with its leading ";" as the Learner names them.
+func pathParamNames(path string) []string {
+	var names []string
+	for strings.IndexByte(path, ';') >= 0 {
+		_, rest, _ := strings.Cut(path, ";")
+		seg, after, _ := strings.Cut(rest, "/")
+		for p := range strings.SplitSeq(seg, ";") {
+			if name, _, _ := strings.Cut(p, "="); name != "" {
+				names = append(names, ";"+name)
+			}
+		}
+		path = after
+	}
+	return names
 }
 
 // trapSpent reports whether a queued URL belongs to a URL pattern whose

@@ -65,7 +65,7 @@ func TestDupIndex(t *testing.T) {
 	}
 	d := newDupIndex()
 	classify := func(path string, p *pagePrint, parent uint64) string {
-		dup, _ := d.classify(origin, u(path), p, parent)
+		dup, _ := d.classify(origin, u(path), p, parent, nil)
 		return dup.Kind
 	}
 
@@ -86,9 +86,14 @@ func TestDupIndex(t *testing.T) {
 	// Under a path that extends the original's: an endless path.
 	dir := print("/docs/", long+" docs", links("/"))
 	classify("/docs/", dir, 0)
-	dup, _ := d.classify(origin, u("/docs/more/"), print("/docs/more/", long+" docs", links("/")), 0)
+	dup, _ := d.classify(origin, u("/docs/more/"), print("/docs/more/", long+" docs", links("/")), 0, nil)
 	if dup.Kind != urlspace.DupEndless || dup.Tail != "more/" {
 		t.Errorf("endless path: %+v, want endless-path with tail more/", dup)
+	}
+	// Nearly the text (simhash) of a page whose path it extends: endless.
+	dup, _ = d.classify(origin, u("/p/12/reviews/"), print("/p/12/reviews/", long+" other words", links("/")), 0, []string{origin + "/p/12"})
+	if dup.Kind != urlspace.DupEndless || dup.Tail != "/reviews/" {
+		t.Errorf("near and extending: %+v, want endless-path with tail /reviews/", dup)
 	}
 	// Short pages with the same text but other links are not copies.
 	g1 := print("/g/one", "Gallery next", links("/p/a.jpg", "/g/two"))

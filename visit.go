@@ -203,6 +203,14 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 				u = nu
 			}
 		}
+		if c.fetchedStripped(u) {
+			// Fetched already with a session id or a tracking token that
+			// was not known for one then.
+			if err := settle(item, u, frontier.Duplicate); err != nil {
+				return fail(err)
+			}
+			continue
+		}
 		if !r.group.Allowed(pathQuery(u)) {
 			if err := settle(item, u, frontier.Disallowed); err != nil {
 				return fail(err)

@@ -359,6 +359,36 @@ func (l *Learner) ObserveLinks(page *url.URL, links []*url.URL) {
 	}
 }
 
+// TokenVariants reports whether a and b are the same URL but for the
+// values of parameters (query or path parameters) that look like
+// generated tokens in both: the same page under two session ids, before
+// the session id is learned. Session ids that urlnorm knows are ignored.
+func TokenVariants(a, b *url.URL) bool {
+	if urlnorm.HostKey(a) != urlnorm.HostKey(b) {
+		return false
+	}
+	pa, qa := splitParams(urlnorm.Key(a, nil))
+	pb, qb := splitParams(urlnorm.Key(b, nil))
+	if pa != pb || len(qa) != len(qb) {
+		return false
+	}
+	slices.SortStableFunc(qa, func(x, y param) int { return strings.Compare(x.name, y.name) })
+	slices.SortStableFunc(qb, func(x, y param) int { return strings.Compare(x.name, y.name) })
+	differ := false
+	for i := range qa {
+		if qa[i].name != qb[i].name {
+			return false
+		}
+		if qa[i].value != qb[i].value {
+			if !tokenLike(qa[i].value) || !tokenLike(qb[i].value) {
+				return false
+			}
+			differ = true
+		}
+	}
+	return differ
+}
+
 // tokenLike reports whether a parameter value looks like a generated
 // token rather than a word, a slug, a small number or a date: at least 8
 // characters mixing letters and digits, or at least 9 digits (a timestamp).

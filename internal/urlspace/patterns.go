@@ -33,6 +33,11 @@ type Dup struct {
 	// Tail is, for DupEndless, what the URL adds to the path of the page
 	// it repeats ("reviews/"): URLs ending with it are charged together.
 	Tail string
+	// OfTemplate is the template of the page it repeats, when known. When
+	// that page's URL is this one's with parameters added (a sort order
+	// fetched before the plain list), the duplicate is charged to that
+	// template instead: the variant is the trap, not the plain URL.
+	OfTemplate string
 }
 
 // PatternConfig configures Patterns. Its zero value gives the defaults.
@@ -117,6 +122,17 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 	if h.templates == nil {
 		h.templates = make(map[string]*patternStat)
 	}
+	if dup.OfTemplate != "" && variantOf(dup.OfTemplate, tmpl) {
+		// The page fetched before is the variant: this page counts as
+		// its pattern's new content, and the earlier one, counted so
+		// then, as its pattern's duplicate.
+		p.charge(h.templates, tmpl, u, Dup{})
+		if s := h.templates[dup.OfTemplate]; s != nil {
+			s.fetched--
+			p.charge(h.templates, dup.OfTemplate, u, Dup{Kind: dup.Kind, Of: dup.Of})
+		}
+		return
+	}
 	p.charge(h.templates, tmpl, u, dup)
 	if dup.Kind == DupEndless && strings.Trim(dup.Tail, "/") != "" {
 		if h.tails == nil {
@@ -156,6 +172,13 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 	return s
 }
 
+// reported says whether a pattern is a trap to report: two duplicates, or
+// one link of a chain; an endless path's tail once (its templates, one per
+// depth, are left to the tail).
+func (s *patternStat) reported(minDups int, tail bool) bool {
+	return s.dups >= min(2, minDups) || s.kinds[DupChain] > 0 || tail && s.dups > 0
+}
+
 // Spent reports whether u belongs to a pattern whose budget is spent, and
 // which; with count, the refusal is counted for the report.
 func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (pattern string, spent bool) {
@@ -186,7 +209,8 @@ func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (patter
 }
 
 // Traps returns the patterns of host (a urlnorm.HostKey) that yielded at
-// least MinDuplicates duplicates, most duplicates first.
+// least two duplicates, or one endless path or chain (a single one is a
+// trap's mark already), most duplicates first.
 func (p *Patterns) Traps(host string) []Trap {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -195,8 +219,8 @@ func (p *Patterns) Traps(host string) []Trap {
 		return nil
 	}
 	var out []Trap
-	add := func(name string, s *patternStat) {
-		if s.dups < p.cfg.MinDuplicates {
+	add := func(name string, s *patternStat, tail bool) {
+		if !s.reported(p.cfg.MinDuplicates, tail) {
 			return
 		}
 		kinds := make(map[string]int, len(s.kinds))
@@ -207,10 +231,10 @@ func (p *Patterns) Traps(host string) []Trap {
 			Refused: s.refused, Spent: p.spent(s), Examples: slices.Clone(s.examples)})
 	}
 	for t, s := range h.templates {
-		add(t, s)
+		add(t, s, false)
 	}
 	for t, s := range h.tails {
-		add("…/"+strings.TrimPrefix(t, "/"), s)
+		add("…/"+strings.TrimPrefix(t, "/"), s, true)
 	}
 	slices.SortFunc(out, func(a, b Trap) int {
 		if a.Duplicates != b.Duplicates {
@@ -228,13 +252,13 @@ func (p *Patterns) Hosts() []string {
 	var out []string
 	p.mu.hosts.each(func(host string, h *patternHost) {
 		for _, s := range h.templates {
-			if s.dups >= p.cfg.MinDuplicates {
+			if s.reported(p.cfg.MinDuplicates, false) {
 				out = append(out, host)
 				return
 			}
 		}
 		for _, s := range h.tails {
-			if s.dups >= p.cfg.MinDuplicates {
+			if s.reported(p.cfg.MinDuplicates, true) {
 				out = append(out, host)
 				return
 			}
@@ -290,4 +314,25 @@ func KeyTemplate(key string) string {
 		b.WriteString(p.name)
 	}
 	return b.String()
+}
+
+// variantOf reports whether template a is template b with query
+// parameters added: the same path, and b's parameter names a strict
+// subset of a's.
+func variantOf(a, b string) bool {
+	pa, qa, _ := strings.Cut(a, "?")
+	pb, qb, _ := strings.Cut(b, "?")
+	if pa != pb || len(qa) <= len(qb) {
+		return false
+	}
+	names := strings.Split(qa, "&")
+	if qb == "" {
+		return true
+	}
+	for n := range strings.SplitSeq(qb, "&") {
+		if !slices.Contains(names, n) {
+			return false
+		}
+	}
+	return true
 }

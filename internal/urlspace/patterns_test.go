@@ -77,6 +77,19 @@ func TestPatterns(t *testing.T) {
 			t.Errorf("unexpected trap %+v", tr)
 		}
 	}
+	// A plain list fetched after its sort order: the sort order's pattern
+	// is charged, not the list's.
+	for n := range 4 {
+		p.Fetched(mustParse(t, fmt.Sprintf("http://c.test/list?page=%d&sort=name", n)), nil, Dup{})
+		p.Fetched(mustParse(t, fmt.Sprintf("http://c.test/list?page=%d", n)), nil,
+			Dup{Kind: DupCopy, Of: "the sorted list", OfTemplate: "/list?page&sort"})
+	}
+	if _, spent := p.Spent(mustParse(t, "http://c.test/list?page=9"), nil, false); spent {
+		t.Error("the plain list's pattern was charged for its sort order")
+	}
+	if _, spent := p.Spent(mustParse(t, "http://c.test/list?page=9&sort=price"), nil, false); !spent {
+		t.Error("the sort order's pattern was not charged")
+	}
 	// A tail made only of slashes is never a pattern.
 	p.Fetched(mustParse(t, "http://b.test/x/"), nil, Dup{Kind: DupEndless, Tail: "/"})
 	if _, spent := p.Spent(mustParse(t, "http://b.test/y/"), nil, false); spent {
@@ -156,5 +169,24 @@ func TestFreshParams(t *testing.T) {
 	l3.Observe(mustParse(t, host+"/p;vs=k2q000000014/x"), "D")
 	if !l3.Drop(host, ";vs") {
 		t.Error("a fresh path parameter is not dropped")
+	}
+}
+
+func TestTokenVariants(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"http://a.test/c/1/;ws=K9PT7NLLC3DT?o=1", "http://a.test/c/1/;ws=G6RDQZGZ7I43?o=1", true},
+		{"http://a.test/c?x=9f3a77c2e1&p=2", "http://a.test/c?p=2&x=0b12cc9e44", true},
+		{"http://a.test/c?x=9f3a77c2e1&p=2", "http://a.test/c?x=0b12cc9e44&p=3", false},
+		{"http://a.test/c?sort=name", "http://a.test/c?sort=price", false},
+		{"http://a.test/c?x=9f3a77c2e1", "http://a.test/c?x=9f3a77c2e1", false},
+		{"http://a.test/c?x=9f3a77c2e1", "http://a.test/d?x=0b12cc9e44", false},
+		{"http://a.test/c?x=9f3a77c2e1", "http://b.test/c?x=0b12cc9e44", false},
+	} {
+		if got := TokenVariants(mustParse(t, c.a), mustParse(t, c.b)); got != c.want {
+			t.Errorf("TokenVariants(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		}
 	}
 }
