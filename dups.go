@@ -16,7 +16,7 @@ type pagePrint struct {
 	masked uint64 // the same, with numbers, dates and month and day names masked
 	words  int
 
-	path     string // the page's path (its key, without the query)
+	path     string // the page's path (of its key, without the query)
 	template string // urlspace.Template of the page
 
 	links   uint64 // every link (its key), in any order
@@ -81,8 +81,12 @@ func newDupIndex() *dupIndex {
 // original's for a copy or a reordering, its own otherwise.
 func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64, near []string) (urlspace.Dup, uint64) {
 	// Nearly the text of a page whose path this one's extends: a relative
-	// link that serves the page it came from, its link texts aside.
+	// link that serves the page it came from, its link texts aside. (Not
+	// for short texts, whose simhash moves too little to tell.)
 	for _, n := range near {
+		if p.words < minWordsForCopy {
+			break
+		}
 		nu, err := url.Parse(n)
 		if err != nil {
 			continue
@@ -137,10 +141,11 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 
 // extends reports whether path continues base beyond a segment boundary,
 // and returns what it adds: "/a/b/more/" extends "/a/b/" and "/a/b" by
-// "more/" and "/more/"; "/a/bc" extends neither.
+// "more/" and "/more/"; "/a/bc" extends neither, and nothing extends the
+// root (every path would).
 func extends(path, base string) (tail string, ok bool) {
 	tail, ok = strings.CutPrefix(path, base)
-	if !ok || tail == "" || !strings.HasSuffix(base, "/") && tail[0] != '/' {
+	if !ok || tail == "" || strings.Trim(base, "/") == "" || !strings.HasSuffix(base, "/") && tail[0] != '/' {
 		return "", false
 	}
 	return tail, true
@@ -182,6 +187,11 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) s
 	p := &pagePrint{template: urlspace.KeyTemplate(own)}
 	p.bag, p.masked, p.words = textPrints(text)
 	p.path, _, _ = strings.Cut(own, "?")
+	if i := strings.Index(p.path, "://"); i >= 0 {
+		if j := strings.IndexByte(p.path[i+3:], '/'); j >= 0 {
+			p.path = p.path[i+3+j:]
+		}
+	}
 	var order uint64 = 14695981039346656037
 	ownPath, _, _ := strings.Cut(p.template, "?")
 	_, ownQuery, _ := strings.Cut(own, "?")

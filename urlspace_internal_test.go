@@ -95,6 +95,11 @@ func TestDupIndex(t *testing.T) {
 	if dup.Kind != urlspace.DupEndless || dup.Tail != "/reviews/" {
 		t.Errorf("near and extending: %+v, want endless-path with tail /reviews/", dup)
 	}
+	// Nothing extends the root.
+	classify("/", print("/", long+" home", links("/a")), 0)
+	if k := classify("/a/", print("/a/", long+" home", links("/b")), 0); k == urlspace.DupEndless {
+		t.Error("a copy of the home page under /a/ is an endless path")
+	}
 	// Short pages with the same text but other links are not copies.
 	g1 := print("/g/one", "Gallery next", links("/p/a.jpg", "/g/two"))
 	classify("/g/one", g1, 0)
