@@ -146,21 +146,22 @@ type TrapFound struct {
 }
 
 // dupKindText says what each kind of duplicate is, for the evidence.
-var dupKindText = map[string]string{
-	urlspace.DupCopy:      "copies of another page",
-	urlspace.DupReordered: "the same links as another page in another order (a sort order)",
-	urlspace.DupChain:     "near-identical to the page that linked them, numbers and dates aside (a calendar or a counter)",
-	urlspace.DupEndless:   "the page whose path theirs extends (an endless path)",
+// (singular and plural).
+var dupKindText = map[string][2]string{
+	urlspace.DupCopy:      {"copy of another page", "copies of another page"},
+	urlspace.DupReordered: {"with the same links as another page in another order (a sort order)", "with the same links as another page in another order (a sort order)"},
+	urlspace.DupChain:     {"near-identical to the page that linked it, numbers and dates aside (a calendar or a counter)", "near-identical to the page that linked them, numbers and dates aside (a calendar or a counter)"},
+	urlspace.DupEndless:   {"like the page whose path it extends (an endless path)", "like the page whose path theirs extends (an endless path)"},
 }
 
 func trapFound(t urlspace.Trap) TrapFound {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(t.Kinds)) {
-		text := dupKindText[k]
-		if text == "" {
-			text = k
+		text, n := k, t.Kinds[k]
+		if forms, ok := dupKindText[k]; ok {
+			text = forms[min(n, 2)-1]
 		}
-		parts = append(parts, fmt.Sprintf("%d %s", t.Kinds[k], text))
+		parts = append(parts, fmt.Sprintf("%d %s", n, text))
 	}
 	return TrapFound{
 		Pattern:  t.Pattern,

@@ -300,9 +300,9 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 			for _, t := range sp.Traps {
 				state := ""
 				if t.Spent {
-					state = fmt.Sprintf(", then %d URLs not fetched", t.Refused)
+					state = fmt.Sprintf("; its budget spent, %d more of its URLs not fetched", t.Refused)
 				}
-				fmt.Fprintf(w, "    %s trap %s: %s; cost %d requests%s\n", h, t.Pattern, t.Evidence, t.Requests, state)
+				fmt.Fprintf(w, "    %s trap %s: %s; it cost %d requests%s\n", h, t.Pattern, t.Evidence, t.Requests, state)
 				for _, e := range t.Examples[:min(2, len(t.Examples))] {
 					fmt.Fprintf(w, "      e.g. %s\n", e)
 				}

@@ -359,28 +359,40 @@ func (l *Learner) ObserveLinks(page *url.URL, links []*url.URL) {
 	}
 }
 
-// TokenVariants reports whether a and b are the same URL but for the
-// values of parameters (query or path parameters) that look like
-// generated tokens in both: the same page under two session ids, before
-// the session id is learned. Session ids that urlnorm knows are ignored.
+// TokenVariants reports whether a and b are the same URL but for
+// parameters (query or path parameters) whose values look like generated
+// tokens: present in both with two such values, or in one only with such a
+// value. That is the same page under two session ids, or with and without
+// a tracking token, before the parameter is learned. Session ids that
+// urlnorm knows are ignored.
 func TokenVariants(a, b *url.URL) bool {
 	if urlnorm.HostKey(a) != urlnorm.HostKey(b) {
 		return false
 	}
 	pa, qa := splitParams(urlnorm.Key(a, nil))
 	pb, qb := splitParams(urlnorm.Key(b, nil))
-	if pa != pb || len(qa) != len(qb) {
+	if pa != pb {
 		return false
 	}
-	slices.SortStableFunc(qa, func(x, y param) int { return strings.Compare(x.name, y.name) })
-	slices.SortStableFunc(qb, func(x, y param) int { return strings.Compare(x.name, y.name) })
 	differ := false
-	for i := range qa {
-		if qa[i].name != qb[i].name {
-			return false
+	for _, x := range qa {
+		i := slices.IndexFunc(qb, func(y param) bool { return y.name == x.name })
+		switch {
+		case i < 0:
+			if !tokenLike(x.value) {
+				return false
+			}
+			differ = true
+		case qb[i].value != x.value:
+			if !tokenLike(x.value) || !tokenLike(qb[i].value) {
+				return false
+			}
+			differ = true
 		}
-		if qa[i].value != qb[i].value {
-			if !tokenLike(qa[i].value) || !tokenLike(qb[i].value) {
+	}
+	for _, y := range qb {
+		if !slices.ContainsFunc(qa, func(x param) bool { return x.name == y.name }) {
+			if !tokenLike(y.value) {
 				return false
 			}
 			differ = true

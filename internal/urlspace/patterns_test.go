@@ -184,6 +184,10 @@ func TestTokenVariants(t *testing.T) {
 		{"http://a.test/c?x=9f3a77c2e1", "http://a.test/c?x=9f3a77c2e1", false},
 		{"http://a.test/c?x=9f3a77c2e1", "http://a.test/d?x=0b12cc9e44", false},
 		{"http://a.test/c?x=9f3a77c2e1", "http://b.test/c?x=0b12cc9e44", false},
+		{"http://a.test/?trk=1508884063645", "http://a.test/", true},
+		{"http://a.test/c?p=2", "http://a.test/c?p=2&trk=a1b2c3d4e5", true},
+		{"http://a.test/c?p=2", "http://a.test/c?p=2&sort=name", false},
+		{"http://a.test/c?p=2", "http://a.test/c", false},
 	} {
 		if got := TokenVariants(mustParse(t, c.a), mustParse(t, c.b)); got != c.want {
 			t.Errorf("TokenVariants(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
