@@ -128,11 +128,18 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 		}
 	}
 	chain := p.chain()
-	if parent != 0 && parent == chain {
-		of := d.chains[hk^chain]
-		if of == "" {
+	of, seen := d.chains[hk^chain]
+	switch {
+	case parent != 0 && parent == chain:
+		if !seen {
 			of = "the page that linked it"
 		}
+		return urlspace.Dup{Kind: urlspace.DupChain, Of: of}, p.bag
+	case seen && urlspace.CalendarLike(u):
+		// A day of a calendar like another day already fetched, reached
+		// from elsewhere than the day before it: calendars have many
+		// entrances. (Pages that differ only in a number are not judged
+		// so without the chain: a shop's items may be named by number.)
 		return urlspace.Dup{Kind: urlspace.DupChain, Of: of}, p.bag
 	}
 	put(d.chains, hk^chain, own)

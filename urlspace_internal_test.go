@@ -117,6 +117,18 @@ func TestDupIndex(t *testing.T) {
 	if k := classify("/events/2026-12-02", dayPage(2), d1.chain()); k != urlspace.DupChain {
 		t.Errorf("the next day: %q, want chain", k)
 	}
+	// Another day reached from elsewhere: a calendar's many entrances.
+	if k := classify("/events/2026-12-07", dayPage(7), 0); k != urlspace.DupChain {
+		t.Errorf("a day reached from elsewhere: %q, want chain", k)
+	}
+	// But pages that differ only in a number, outside a chain, are new.
+	item := func(n int) *pagePrint {
+		return print("/item/"+string(rune('0'+n)), "Item "+string(rune('0'+n))+" costs 1"+string(rune('0'+n))+" EUR", links("/"))
+	}
+	classify("/item/1", item(1), 0)
+	if k := classify("/item/2", item(2), 0); k != "" {
+		t.Errorf("an item named by number: %q, want new", k)
+	}
 	// Not when the page links elsewhere to new URLs (a list's next page).
 	p2 := print("/events/2026-12-03", "Events on Tuesday 3 December: none.", links("/", "/i/z", "/events/2026-12-04"))
 	if k := classify("/events/2026-12-03", p2, d1.chain()); k != "" {

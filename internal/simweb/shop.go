@@ -47,7 +47,9 @@ import (
 //     drawn, weeks and months) without end; every day the same template
 //     saying there are no events, for years from −1,000,000,000 to
 //     1,000,000,000. URL shapes like /events/2026/12/01,
-//     /calendar?date=2026-12-01 or /agenda/day/20261201: drawn.
+//     /calendar?date=2026-12-01 or /agenda/day/20261201: drawn. Drawn too:
+//     whether every item page also links a day of its own (Today plus the
+//     item's index mod 90 days): a calendar with hundreds of entrances.
 //   - FamilyEndlessPath: a relative link ("reviews/", "./more/"; drawn,
 //     possibly two names alternating) under which ever longer paths serve
 //     the same page again: below every item page (/p/12.html/reviews/
@@ -244,6 +246,9 @@ type dayStyle struct {
 	fmt   dayFormat
 	jumps int    // 0: days; 1: and weeks; 2: and weeks and months
 	label string // e.g. "Events"
+	// fromItems: every item page links a day of its own too (a calendar
+	// with hundreds of entrances, not only the navigation's today).
+	fromItems bool
 }
 
 // dayFormat is how a date is written in a calendar URL.
@@ -568,6 +573,7 @@ func (s *shopSite) drawCalendar(rng *rand.Rand, names *shopNames) {
 	d := &s.day
 	d.label = pick(rng, []string{"Events", "What's on", "Agenda", "Calendar", "Diary"})
 	d.jumps = rng.IntN(3)
+	d.fromItems = rng.IntN(2) == 0
 	if rng.IntN(3) == 0 {
 		d.fmt = pick(rng, []dayFormat{dayDash, dayCompact})
 		d.shape = urlShape{prefix: "/" + w, param: names.take(func() string { return pick(rng, shopDayParams) })}

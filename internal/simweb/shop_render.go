@@ -252,6 +252,12 @@ func (s *shopSite) itemPage(i, depth int, resp uint64) []byte {
 		}
 		p.buf.WriteString("</ul>\n")
 	}
+	if !s.opt.NoCalendar && s.day.fromItems {
+		d := s.today.AddDate(0, 0, i%90)
+		p.buf.WriteString("<p>Next demonstration: ")
+		p.link(s.dayURL(d), fmt.Sprintf("%d %s %d", d.Day(), d.Month(), d.Year()))
+		p.buf.WriteString("</p>\n")
+	}
 	if !s.opt.NoEndlessPath && s.path.help == "" {
 		p.buf.WriteString("<p>")
 		p.endlessLink(s.itemURL(i), depth)

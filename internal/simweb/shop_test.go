@@ -503,9 +503,11 @@ func TestShopCalendar(t *testing.T) {
 			if want := "No events on " + day.Weekday().String(); !bytes.Contains(b, []byte(want)) {
 				t.Fatalf("seed %d: %s lacks %q:\n%s", seed, u, want, b)
 			}
-			if first == nil {
+			switch d := len(withoutVariants(s, b)) - len(first); {
+			case k == 0:
+			case first == nil:
 				first = withoutVariants(s, b)
-			} else if d := len(withoutVariants(s, b)) - len(first); d < -40 || d > 40 {
+			case d < -40 || d > 40:
 				t.Errorf("seed %d: %s: %d bytes, the first %d: not the same template", seed, u, len(b), len(first))
 			}
 			u = linkTo(t, u, b, "Next day »")
@@ -544,9 +546,9 @@ func TestShopCounter(t *testing.T) {
 		s := h.shop()
 		_, home := fetch(t, w, h.URL("/"))
 		u := linkTo(t, h.URL("/"), home, s.counts.label+": the latest posts")
-		var first []byte
+		var first []byte // the second page's: the first may differ (no "Newer posts", a shorter title)
 		seen := map[string]bool{}
-		for range 30 {
+		for k := range 30 {
 			resp, b := fetch(t, w, u)
 			if resp.StatusCode != 200 {
 				t.Fatalf("seed %d: %s: %d", seed, u, resp.StatusCode)
@@ -554,9 +556,11 @@ func TestShopCounter(t *testing.T) {
 			if f, _ := h.TrapOf(u); f != FamilyCounter {
 				t.Errorf("seed %d: TrapOf(%s) = %q", seed, u, f)
 			}
-			if first == nil {
+			switch d := len(withoutVariants(s, b)) - len(first); {
+			case k == 0:
+			case first == nil:
 				first = withoutVariants(s, b)
-			} else if d := len(withoutVariants(s, b)) - len(first); d < -100 || d > 100 {
+			case d < -100 || d > 100:
 				t.Errorf("seed %d: %s: %d bytes, the first %d", seed, u, len(b), len(first))
 			}
 			seen[variantFree(t, s, u)] = true

@@ -553,6 +553,9 @@ func (s *shopSite) summary() string {
 	}
 	if !s.opt.NoCalendar {
 		fmt.Fprintf(&b, "; calendar %s from %s", s.day.shape.pattern("date"), s.dayURL(s.today))
+		if s.day.fromItems {
+			b.WriteString(" and from every item")
+		}
 	}
 	if !s.opt.NoEndlessPath {
 		fmt.Fprintf(&b, "; endless path %s", strings.Join(s.path.names, "/"))

@@ -6,13 +6,20 @@ import (
 	"strings"
 )
 
+// CalendarLike reports whether u looks like a page of a calendar: a URL
+// that ends with a date, or has date parameters (see Limits.CalendarMonths).
+func CalendarLike(u *url.URL) bool {
+	_, _, ok := calendar(u)
+	return ok
+}
+
 // calendar reports whether u looks like a page of a calendar, and if so
 // its shape (the URL with the date taken out, hashed) and its date in
 // months (year*12 + month - 1).
 //
 // A path is calendar-like when it ends with a date: a segment YYYY-MM,
 // YYYY-MM-DD or YYYYMMDD, or segments YYYY/MM or YYYY/MM/DD (a trailing
-// slash allowed).
+// slash, or an extension like ".html", allowed).
 // A query is calendar-like when it has a parameter whose value is such a
 // date, or parameters named year (with or without month) or date. The
 // date in the path wins over the query.
@@ -68,6 +75,11 @@ func pathDate(path string) (month int, prefix string, ok bool) {
 		return 0, "", false
 	}
 	last := path[i+1:]
+	// A page's extension does not make it less of a date:
+	// "2026-12-01.html", "05.php".
+	if j := strings.LastIndexByte(last, '.'); j > 0 && len(last)-j <= 6 && isLetters(last[j+1:]) {
+		last = last[:j]
+	}
 	if m, ok := parseDate(last); ok {
 		return m, path[:i], true
 	}
@@ -130,6 +142,15 @@ func parseDate(s string) (int, bool) {
 		return 0, false
 	}
 	return atoi(s[:4])*12 + m - 1, true
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func digits(s string) bool {

@@ -227,6 +227,10 @@ func TestCalendar(t *testing.T) {
 		{"shapes are separate", []string{
 			"http://e.example/a/2024-05", "http://e.example/b/2030-05", "http://e.example/a/2030-05",
 		}, []string{"", "", ReasonCalendar}},
+		{"with an extension", []string{
+			"http://e.example/e/2024-05-17.html", "http://e.example/e/2027-05-17.html", "http://e.example/m/2024/05.php",
+			"http://e.example/m/2027/05.php", "http://e.example/f/2027-05-17.tar.gz",
+		}, []string{"", ReasonCalendar, "", ReasonCalendar, ""}},
 		{"compact days", []string{
 			"http://e.example/agenda/day/20240517", "http://e.example/agenda/day/20260517", "http://e.example/e?d=20240601",
 			"http://e.example/e?d=20300601", "http://e.example/item/12345678",
