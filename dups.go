@@ -42,12 +42,13 @@ const minWordsForCopy = 50
 
 // maxDupEntries bounds each of dupIndex's maps; when one is full, new pages
 // are no longer remembered (a duplicate can be missed, never invented).
-const maxDupEntries = 1 << 18
+const maxDupEntries = 1 << 17
 
 // dupIndex finds, for each fetched HTML page, whether it repeats a page
 // fetched before (urlspace.Dup), from its content. It is safe for
 // concurrent use.
 type dupIndex struct {
+	max     int // entries per map: maxDupEntries
 	mu      sync.Mutex
 	bags    map[uint64]bagEntry   // host ⊕ bag of words → the first page with it
 	orders  map[uint64]orderEntry // host ⊕ path ⊕ outPath links → the first page with them
@@ -55,18 +56,21 @@ type dupIndex struct {
 	dupPage int
 }
 
+// The entries keep the URL only; its path and template are worked out again
+// on the rare hit, which keeps an entry near 50 bytes.
 type bagEntry struct {
-	url, path, template string
-	links               uint64
+	url   string
+	links uint64
 }
 
 type orderEntry struct {
-	url, template string
-	order, bag    uint64
+	url        string
+	order, bag uint64
 }
 
 func newDupIndex() *dupIndex {
 	return &dupIndex{
+		max:    maxDupEntries,
 		bags:   make(map[uint64]bagEntry),
 		orders: make(map[uint64]orderEntry),
 		chains: make(map[uint64]string),
@@ -76,10 +80,11 @@ func newDupIndex() *dupIndex {
 // classify says whether the page at u (of host origin), linked from a page
 // whose chain print was parent (0 for none), repeats a page fetched before,
 // and records it when it does not. near lists the URLs of the host's pages
-// whose text is nearly the same (simhash). It returns the duplicate's kind
-// and the bag of words the URL-space learners should compare it by: the
-// original's for a copy or a reordering, its own otherwise.
-func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64, near []string) (urlspace.Dup, uint64) {
+// whose text is nearly the same (simhash); keyOf is printPage's. It returns
+// the duplicate's kind and the bag of words the URL-space learners should
+// compare it by: the original's for a copy or a reordering, its own
+// otherwise.
+func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64, near []string, keyOf func(*url.URL) string) (urlspace.Dup, uint64) {
 	// Nearly the text of a page whose path this one's extends: a relative
 	// link that serves the page it came from, its link texts aside. (Not
 	// for short texts, whose simhash moves too little to tell.)
@@ -99,7 +104,7 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	put := func(m map[uint64]string, k uint64, v string) {
-		if _, ok := m[k]; !ok && len(m) < maxDupEntries {
+		if _, ok := m[k]; !ok && len(m) < d.max {
 			m[k] = v
 		}
 	}
@@ -107,24 +112,26 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	if p.words > 0 {
 		k := hk ^ mix(p.bag)
 		if e, ok := d.bags[k]; ok {
-			if tail, ok := extends(p.path, e.path); ok {
+			path, template := pathTemplate(e.url, keyOf)
+			if tail, ok := extends(p.path, path); ok {
 				return urlspace.Dup{Kind: urlspace.DupEndless, Of: e.url, Tail: tail}, p.bag
 			}
 			if p.words >= minWordsForCopy || e.links == p.links {
-				return urlspace.Dup{Kind: urlspace.DupCopy, Of: e.url, OfTemplate: e.template}, p.bag
+				return urlspace.Dup{Kind: urlspace.DupCopy, Of: e.url, OfTemplate: template}, p.bag
 			}
-		} else if len(d.bags) < maxDupEntries {
-			d.bags[k] = bagEntry{url: own, path: p.path, template: p.template, links: p.links}
+		} else if len(d.bags) < d.max {
+			d.bags[k] = bagEntry{url: own, links: p.links}
 		}
 	}
 	if p.nOut >= 5 {
 		k := hk ^ mix(hashString(p.path)^mix(p.outPath))
 		if e, ok := d.orders[k]; ok {
 			if e.order != p.order {
-				return urlspace.Dup{Kind: urlspace.DupReordered, Of: e.url, OfTemplate: e.template}, e.bag
+				_, template := pathTemplate(e.url, keyOf)
+				return urlspace.Dup{Kind: urlspace.DupReordered, Of: e.url, OfTemplate: template}, e.bag
 			}
-		} else if len(d.orders) < maxDupEntries {
-			d.orders[k] = orderEntry{url: own, template: p.template, order: p.order, bag: p.bag}
+		} else if len(d.orders) < d.max {
+			d.orders[k] = orderEntry{url: own, order: p.order, bag: p.bag}
 		}
 	}
 	chain := p.chain()
@@ -144,6 +151,29 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	}
 	put(d.chains, hk^chain, own)
 	return urlspace.Dup{}, p.bag
+}
+
+// pathTemplate returns the path (of its key, without scheme and host) and
+// the template of a URL kept by the index.
+func pathTemplate(raw string, keyOf func(*url.URL) string) (path, template string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", ""
+	}
+	k := keyOf(u)
+	return keyPath(k), urlspace.KeyTemplate(k)
+}
+
+// keyPath returns the path of a URL key: without scheme, host and query.
+func keyPath(k string) string {
+	k, _, _ = strings.Cut(k, "?")
+	if i := strings.Index(k, "://"); i >= 0 {
+		if j := strings.IndexByte(k[i+3:], '/'); j >= 0 {
+			return k[i+3+j:]
+		}
+		return "/"
+	}
+	return k
 }
 
 // extends reports whether path continues base beyond a segment boundary,
@@ -193,12 +223,7 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) s
 	own := keyOf(u)
 	p := &pagePrint{template: urlspace.KeyTemplate(own)}
 	p.bag, p.masked, p.words = textPrints(text)
-	p.path, _, _ = strings.Cut(own, "?")
-	if i := strings.Index(p.path, "://"); i >= 0 {
-		if j := strings.IndexByte(p.path[i+3:], '/'); j >= 0 {
-			p.path = p.path[i+3+j:]
-		}
-	}
+	p.path = keyPath(own)
 	var order uint64 = 14695981039346656037
 	ownPath, _, _ := strings.Cut(p.template, "?")
 	_, ownQuery, _ := strings.Cut(own, "?")

@@ -31,6 +31,8 @@ type space struct {
 	repeats   *dupIndex
 	near      *simhash.Index[string] // fingerprints of pages fetched: "origin URL"
 
+	maxStripped int // bound of mu.stripped: maxStripped
+
 	mu struct {
 		sync.Mutex
 		hosts map[string]*dupCounts // by origin
@@ -57,7 +59,9 @@ func newSpace() *space {
 		explosion: urlspace.NewExplosion(urlspace.ExplosionConfig{}),
 		patterns:  urlspace.NewPatterns(urlspace.PatternConfig{}),
 		repeats:   newDupIndex(),
-		near:      simhash.NewIndex[string](3, 1<<20),
+
+		maxStripped: maxStripped,
+		near:        simhash.NewIndex[string](3, 1<<20),
 	}
 }
 
@@ -324,7 +328,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	c.noteStripped(res.URL)
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, text, found, keyOf)
-	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near)
+	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near, keyOf)
 	if !c.sessionVariant(res.URL, dup) {
 		// (The same page under another session id is the Learner's to
 		// sort out, not a pattern's budget to spend.)
@@ -374,7 +378,7 @@ func (c *Crawler) noteStripped(u *url.URL) {
 	if c.space.mu.stripped == nil {
 		c.space.mu.stripped = make(map[uint64][]string)
 	}
-	if len(c.space.mu.stripped) < maxStripped {
+	if len(c.space.mu.stripped) < c.space.maxStripped {
 		c.space.mu.stripped[k] = names
 	}
 }

@@ -1,6 +1,7 @@
 package gentlecrawl
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestDupIndex(t *testing.T) {
 	}
 	d := newDupIndex()
 	classify := func(path string, p *pagePrint, parent uint64) string {
-		dup, _ := d.classify(origin, u(path), p, parent, nil)
+		dup, _ := d.classify(origin, u(path), p, parent, nil, key)
 		return dup.Kind
 	}
 
@@ -86,12 +87,12 @@ func TestDupIndex(t *testing.T) {
 	// Under a path that extends the original's: an endless path.
 	dir := print("/docs/", long+" docs", links("/"))
 	classify("/docs/", dir, 0)
-	dup, _ := d.classify(origin, u("/docs/more/"), print("/docs/more/", long+" docs", links("/")), 0, nil)
+	dup, _ := d.classify(origin, u("/docs/more/"), print("/docs/more/", long+" docs", links("/")), 0, nil, key)
 	if dup.Kind != urlspace.DupEndless || dup.Tail != "more/" {
 		t.Errorf("endless path: %+v, want endless-path with tail more/", dup)
 	}
 	// Nearly the text (simhash) of a page whose path it extends: endless.
-	dup, _ = d.classify(origin, u("/p/12/reviews/"), print("/p/12/reviews/", long+" other words", links("/")), 0, []string{origin + "/p/12"})
+	dup, _ = d.classify(origin, u("/p/12/reviews/"), print("/p/12/reviews/", long+" other words", links("/")), 0, []string{origin + "/p/12"}, key)
 	if dup.Kind != urlspace.DupEndless || dup.Tail != "/reviews/" {
 		t.Errorf("near and extending: %+v, want endless-path with tail /reviews/", dup)
 	}
@@ -134,4 +135,77 @@ func TestDupIndex(t *testing.T) {
 	if k := classify("/events/2026-12-03", p2, d1.chain()); k != "" {
 		t.Errorf("a page with new links elsewhere: %q, want new", k)
 	}
+}
+
+// TestDupIndexBounded: past its bound the index remembers no more pages —
+// later copies of them are missed, never invented — and keeps what it has.
+func TestDupIndexBounded(t *testing.T) {
+	d := newDupIndex()
+	d.max = 10
+	key := func(l *url.URL) string { return l.String() }
+	page := func(n int) (*url.URL, *pagePrint) {
+		u, _ := url.Parse(fmt.Sprintf("http://a.test/p%d", n))
+		var links []*url.URL
+		for i := range 6 {
+			l, _ := url.Parse(fmt.Sprintf("http://a.test/x/%c%d", 'a'+i, n))
+			links = append(links, l)
+		}
+		return u, printPage(u, []byte(strings.Repeat(fmt.Sprintf("w%c%c ", 'a'+n%26, 'a'+n/26), 60)), links, key)
+	}
+	for n := range 100 {
+		u, p := page(n)
+		if dup, _ := d.classify("http://a.test", u, p, 0, nil, key); dup.Kind != "" {
+			t.Fatalf("page %d: %+v", n, dup)
+		}
+	}
+	if len(d.bags) > 10 || len(d.orders) > 10 || len(d.chains) > 10 {
+		t.Errorf("maps hold %d, %d, %d entries, want at most 10 each", len(d.bags), len(d.orders), len(d.chains))
+	}
+	u, p := page(3)
+	u.Path += "-again"
+	if dup, _ := d.classify("http://a.test", u, p, 0, nil, key); dup.Kind != urlspace.DupCopy {
+		t.Errorf("a copy of a remembered page: %+v, want copy", dup)
+	}
+}
+
+// TestStrippedBounded: pages fetched under unconfirmed fresh parameters are
+// remembered up to a bound, and one remembered is matched once the
+// parameter is confirmed.
+func TestStrippedBounded(t *testing.T) {
+	c := &Crawler{space: newSpace()}
+	c.space.maxStripped = 5
+	const host = "http://a.test"
+	page, _ := url.Parse(host + "/")
+	for r := range 5 {
+		l, _ := url.Parse(fmt.Sprintf("%s/p?tk=a%dz%08d", host, r, r*7919))
+		c.space.learner.ObserveLinks(page, []*url.URL{l})
+	}
+	for n := range 50 {
+		u, _ := url.Parse(fmt.Sprintf("%s/p%d?tk=q%dz%08d", host, n, n, n*31))
+		c.noteStripped(u)
+	}
+	if n := len(c.space.mu.stripped); n != 5 {
+		t.Errorf("%d pages remembered, want 5", n)
+	}
+	u, _ := url.Parse(host + "/p1")
+	if c.fetchedStripped(u) {
+		t.Error("matched before tk was confirmed not to matter")
+	}
+	c.space.learner.Observe(mustURL(t, host+"/x?tk=b1c2d3e4f5"), "D")
+	c.space.learner.Observe(mustURL(t, host+"/x?tk=f5e4d3c2b1"), "D")
+	if !c.fetchedStripped(u) {
+		t.Error("/p1, fetched as /p1?tk=…, not matched once tk is confirmed")
+	}
+	if u, _ := url.Parse(host + "/p40"); c.fetchedStripped(u) {
+		t.Error("a page past the bound was remembered")
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
