@@ -140,8 +140,8 @@ type TrapFound struct {
 	// or, for an endless path, the tail its URLs end with ("…/reviews/").
 	Pattern string `json:"pattern"`
 	// Evidence says how its pages repeated others, e.g. "3 of 4 pages
-	// fetched repeat another: 3 near-identical to the page that linked
-	// them (a calendar or a counter)".
+	// fetched repeat another: 3 near-identical to other pages of the
+	// pattern, numbers and dates aside (a calendar or a counter)".
 	Evidence string   `json:"evidence"`
 	Examples []string `json:"examples,omitempty"` // "URL = URL it repeats"
 	Requests int      `json:"requests"`           // pages of the pattern fetched
@@ -149,12 +149,12 @@ type TrapFound struct {
 	Spent    bool     `json:"spent"`              // no more of its URLs are fetched
 }
 
-// dupKindText says what each kind of duplicate is, for the evidence.
-// (singular and plural).
+// dupKindText says what each kind of duplicate is, for the evidence, in
+// the singular and the plural.
 var dupKindText = map[string][2]string{
 	urlspace.DupCopy:      {"copy of another page", "copies of another page"},
 	urlspace.DupReordered: {"with the same links as another page in another order (a sort order)", "with the same links as another page in another order (a sort order)"},
-	urlspace.DupChain:     {"near-identical to the page that linked it, numbers and dates aside (a calendar or a counter)", "near-identical to the page that linked them, numbers and dates aside (a calendar or a counter)"},
+	urlspace.DupChain:     {"near-identical to another page of the pattern, numbers and dates aside (a calendar or a counter)", "near-identical to other pages of the pattern, numbers and dates aside (a calendar or a counter)"},
 	urlspace.DupEndless:   {"like the page whose path it extends (an endless path)", "like the page whose path theirs extends (an endless path)"},
 }
 

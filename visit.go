@@ -272,8 +272,8 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 		if cand := c.candidate(u, item.Depth); cand.URL != item.URL {
 			break // re-keying is the single path's job
 		}
-		if c.trapSpent(item, u, false) {
-			break // so is settling a trap's URL
+		if c.trapSpent(item, u, false) || c.fetchedStripped(u) {
+			break // so is settling a trap's URL or a duplicate
 		}
 		if !r.group.Allowed(pathQuery(u)) {
 			res, err := c.settledResult(ctx, item, u, frontier.Disallowed)
