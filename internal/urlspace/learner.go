@@ -402,10 +402,10 @@ func TokenVariants(a, b *url.URL) bool {
 }
 
 // tokenLike reports whether a parameter value looks like a generated
-// token rather than a word, a slug, a small number or a date: at least 8
+// token rather than a word, a slug, a small number or a date: at least 6
 // characters mixing letters and digits, or at least 9 digits (a timestamp).
 func tokenLike(v string) bool {
-	if len(v) < 8 {
+	if len(v) < 6 {
 		return false
 	}
 	letters, digits := 0, 0

@@ -150,6 +150,17 @@ func TestFreshParams(t *testing.T) {
 	if ps := l.Irrelevant(host); len(ps) != 1 || ps[0].Fresh != 4 {
 		t.Errorf("evidence: %+v, want vq with 4 fresh values", ps)
 	}
+	// Short tokens (six characters) are tokens too; short words are not.
+	l4 := NewLearner(LearnerConfig{})
+	for r := range 4 {
+		l4.ObserveLinks(page, []*url.URL{
+			mustParse(t, fmt.Sprintf("%s/a?v=%c%d%c%d%c%d", host, 'a'+r, r, 'k'+r, r+3, 'x'-r, r+5)),
+			mustParse(t, fmt.Sprintf("%s/b?w=%s", host, []string{"red", "green", "blue", "black"}[r])),
+		})
+	}
+	if !l4.Fresh(host, "v") || l4.Fresh(host, "w") {
+		t.Errorf("fresh: v %v (want true), w %v (want false)", l4.Fresh(host, "v"), l4.Fresh(host, "w"))
+	}
 	// A cursor is fresh too, but its values give other content: kept.
 	l2 := NewLearner(LearnerConfig{})
 	for r := range 5 {
@@ -188,6 +199,8 @@ func TestTokenVariants(t *testing.T) {
 		{"http://a.test/c?p=2", "http://a.test/c?p=2&trk=a1b2c3d4e5", true},
 		{"http://a.test/c?p=2", "http://a.test/c?p=2&sort=name", false},
 		{"http://a.test/c?p=2", "http://a.test/c", false},
+		{"http://a.test/c?v=a3f9c2", "http://a.test/c?v=0b7e14", true},
+		{"http://a.test/c?v=2024", "http://a.test/c?v=2025", false},
 	} {
 		if got := TokenVariants(mustParse(t, c.a), mustParse(t, c.b)); got != c.want {
 			t.Errorf("TokenVariants(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
