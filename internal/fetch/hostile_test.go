@@ -365,9 +365,14 @@ func TestContentLengthLies(t *testing.T) {
 	}
 	// net/http drops a connection on which bytes arrive unasked, but may
 	// hand it to the next request first; then that request reads the
-	// planted response. Either way the server can only lie about itself,
-	// and the next exchange completes.
+	// planted response, or fails on the bytes left before it ("56789HTTP/1.1",
+	// depending on when they arrived). Either way the server can only lie
+	// about itself: the exchange after that one completes.
 	res, err := c.Do(context.Background(), Request{URL: mustURL(t, base+"/next")})
+	if err != nil {
+		t.Logf("the request after the lie failed on the poisoned connection: %v", err)
+		res, err = c.Do(context.Background(), Request{URL: mustURL(t, base+"/next")})
+	}
 	if err != nil || string(res.Body) != "good" && string(res.Body) != "evil" {
 		t.Errorf("next request after the lie: %v, Body %q", err, bodyOf(res))
 	}
