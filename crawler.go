@@ -39,6 +39,8 @@ type Crawler struct {
 	sched  *hostload.Scheduler
 	stats  *stats
 	robots robotsCache
+	// validators learns which validators each origin honours.
+	validators validatorBook
 
 	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
 	space     *space
@@ -408,6 +410,9 @@ func (c *Crawler) finish(ctx context.Context) Summary {
 		}
 		if r := c.space.report(); len(r) > 0 {
 			s.URLSpace = r
+		}
+		if r := c.validators.report(); len(r) > 0 {
+			s.Validators = r
 		}
 		s.Finished = time.Now()
 		s.Elapsed = s.Finished.Sub(s.Started)

@@ -52,6 +52,7 @@ type Summary struct {
 	URLSpace         map[string]*HostURLSpace `json:"url_space,omitempty"`    // per host: traps refused, parameters found irrelevant, explosions
 	Retries          int                      `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed
 	Slowed           map[string]string        `json:"slowed,omitempty"`       // hosts that pushed back (refusals, slow answers): where their rate settled, and why
+	Validators       map[string]string        `json:"validators,omitempty"`   // origins that ignored the validators as they sent them: what was found, what is sent instead
 	Queued           int                      `json:"queued"`                 // URLs still waiting when the crawl ended
 	Deferred         []string                 `json:"deferred,omitempty"`
 	WARCFiles        []string                 `json:"warc_files,omitempty"`

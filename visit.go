@@ -383,8 +383,10 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		return frontier.Result{}, o, err
 	}
 	req := fetch.Request{URL: u, AllTypes: item.Kind == kindSitemap}
+	origin := urlnorm.HostKey(u)
+	var sent validatorMode
 	if prev != nil {
-		req.ETag, req.LastModified = prev.ETag, prev.LastModified
+		req.ETag, req.LastModified, sent = c.validators.request(origin, prev.ETag, prev.LastModified)
 	}
 	o.Start = time.Now()
 	res, ferr := c.client.Do(ctx, req)
@@ -421,6 +423,10 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		}
 		h.Status, h.Error = res.Status, ""
 		unchanged := res.NotModified && prev != nil
+		if prev != nil && res.Conditional {
+			same := res.Status == http.StatusOK && res.Complete() && res.SamePayload(prev.Digest)
+			c.validators.observe(origin, sent, unchanged, same, prev.ETag, prev.LastModified)
+		}
 		var saved int64
 		if unchanged {
 			outcome = frontier.Unchanged

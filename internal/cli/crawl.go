@@ -320,6 +320,9 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 			fmt.Fprintf(w, "  host load       %s: %s\n", h, s.Slowed[h])
 		}
 	}
+	for _, h := range slices.Sorted(maps.Keys(s.Validators)) {
+		fmt.Fprintf(w, "  validators      %s: %s\n", h, s.Validators[h])
+	}
 	if s.SkippedExtension > 0 || s.SkippedType > 0 {
 		fmt.Fprintf(w, "  skipped         %d links by extension, %d downloads by Content-Type (audio, video, executables, archives, disk images; --all-types fetches them)\n", s.SkippedExtension, s.SkippedType)
 	}
