@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"regexp"
 	"strings"
@@ -51,6 +52,10 @@ type Config struct {
 	// MaxPages stops the crawl after this many fetches (robots.txt not
 	// counted). Default 0: no limit.
 	MaxPages int
+	// MaxRate is the most requests per second the whole crawl sends, to
+	// every host together, robots.txt included: no two requests start
+	// closer than 1/MaxRate. Default 0: no budget.
+	MaxRate float64
 	// MaxDepth is the number of links followed from a seed. Default 0: no limit.
 	MaxDepth int
 	// Scope says which discovered URLs are followed. Default ScopeHost.
@@ -301,6 +306,9 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	}
 	if c.MaxPages < 0 || c.MaxDepth < 0 {
 		return c, nil, errors.New("--max-pages and --max-depth must not be negative")
+	}
+	if c.MaxRate < 0 || math.IsNaN(c.MaxRate) || math.IsInf(c.MaxRate, 0) || c.MaxRate > 0 && c.MaxRate < 1e-3 {
+		return c, nil, fmt.Errorf("--max-rate %v: must be 0 (no budget) or from 0.001 requests per second up", c.MaxRate)
 	}
 	if c.Scope == "" {
 		c.Scope = ScopeHost

@@ -41,6 +41,8 @@ type Crawler struct {
 	robots robotsCache
 	// validators learns which validators each origin honours.
 	validators validatorBook
+	// rate spaces every request of the crawl (Config.MaxRate); nil: no budget.
+	rate *rateGate
 
 	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
 	space     *space
@@ -61,6 +63,7 @@ func New(cfg Config) (*Crawler, error) {
 	c := &Crawler{cfg: cfg, seeds: seeds, stats: newStats(), sched: hostload.NewScheduler(hostload.LoadConfig{MaxPerAddr: cfg.MaxPerAddr})}
 	c.robots.hosts = make(map[string]*hostRobots)
 	c.space = newSpace()
+	c.rate = newRateGate(cfg.MaxRate)
 	if !cfg.AllTypes {
 		c.extPolicy = fetch.DefaultExtensionPolicy()
 	}

@@ -242,6 +242,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 			return retry, hostload.ReasonRobots, nil
 		}
 	}
+	if err := c.rate.wait(ctx); err != nil {
+		return time.Now(), hostload.ReasonDelay, err
+	}
 	res, ferr := c.client.Do(ctx, fetch.Request{URL: target, AllTypes: true})
 	end := time.Now()
 	if res != nil {

@@ -34,7 +34,9 @@ func TestValidatorsLearned(t *testing.T) {
 				return inm == `"`+p+`-5f3a"` || inm == "" && r.Header.Get("If-Modified-Since") == lastMod
 			}, 1, "without its encoding suffix"},
 		{"dates only", func(p string) string { return `"` + p + `-v7"` },
-			func(r *http.Request, p string) bool { return r.Header.Get("If-Modified-Since") == lastMod && r.Header.Get("If-None-Match") == "" },
+			func(r *http.Request, p string) bool {
+				return r.Header.Get("If-Modified-Since") == lastMod && r.Header.Get("If-None-Match") == ""
+			},
 			1, "If-Modified-Since alone"},
 		{"nothing honoured", func(p string) string { return `"` + p + `-x"` },
 			func(*http.Request, string) bool { return false }, pages + 1, "no way"},

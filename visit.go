@@ -388,6 +388,9 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	if prev != nil {
 		req.ETag, req.LastModified, sent = c.validators.request(origin, prev.ETag, prev.LastModified)
 	}
+	if err := c.rate.wait(ctx); err != nil {
+		return frontier.Result{}, o, err // interrupted: the URL stays queued
+	}
 	o.Start = time.Now()
 	res, ferr := c.client.Do(ctx, req)
 	if ctx.Err() != nil {

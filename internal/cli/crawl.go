@@ -22,6 +22,7 @@ type crawlFlags struct {
 	from         string
 	delay        time.Duration
 	maxPages     int
+	maxRate      float64
 	maxDepth     int
 	scope        string
 	crawlDelay   string
@@ -78,6 +79,7 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.DurationVar(&f.delay, "delay", time.Second, "minimum gap between requests to one host (0: none; host load alone sets the pace, and a host that stays fast may get two requests at once)")
 	fs.StringVar(&f.crawlDelay, "crawl-delay", "honor", "robots.txt Crawl-delay: honor, ignore, or cap=DUR")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "stop after this many fetches (0: no limit)")
+	fs.Float64Var(&f.maxRate, "max-rate", 0, "at most this many requests per second over the whole crawl, to all hosts together, robots.txt included (0: no budget)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "follow at most this many links from a seed (0: no limit)")
 	fs.StringVar(&f.scope, "scope", "host", "which links to follow: host (the seeds' hosts), domain (their registrable domains), prefix (URLs under a seed)")
 	fs.StringArrayVar(&f.include, "include", nil, "follow only URLs matching this regular expression (repeatable: any of them)")
@@ -129,6 +131,7 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		NoDelay:              f.delay == 0,
 		CrawlDelay:           cd,
 		MaxPages:             f.maxPages,
+		MaxRate:              f.maxRate,
 		MaxDepth:             f.maxDepth,
 		Scope:                scope,
 		Recrawl:              f.recrawl,
