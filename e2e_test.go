@@ -200,6 +200,9 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 	if sum2.NotModified != len(want) || sum2.SavedBytes <= 0 {
 		t.Errorf("recrawl summary: %d not modified, %d bytes saved; want %d and a positive saving", sum2.NotModified, sum2.SavedBytes, len(want))
 	}
+	if sum.ByPurpose["refresh"] != 0 || sum.ByPurpose["discovery"] != sum.Pages || sum2.ByPurpose["refresh"] != len(want) || sum2.ByPurpose["discovery"] != 0 {
+		t.Errorf("fetches by purpose: first crawl %v (%d pages), recrawl %v; want all discovery, then %d refresh", sum.ByPurpose, sum.Pages, sum2.ByPurpose, len(want))
+	}
 
 	// The WARC files hold a record pair for every request of both crawls.
 	records := readWARC(t, filepath.Join(job, "warc"))

@@ -27,6 +27,7 @@ type Summary struct {
 
 	Requests         int                      `json:"requests"`               // every HTTP request sent, robots.txt included
 	Pages            int                      `json:"pages"`                  // URL fetches (robots.txt not counted)
+	ByPurpose        map[string]int           `json:"by_purpose"`             // URL fetches by purpose: "discovery" (a URL never fetched before) or "refresh" (one with a history)
 	ByStatus         map[int]int              `json:"by_status"`              // responses by HTTP status, robots.txt excluded
 	Errors           map[string]int           `json:"errors"`                 // fetches with no response, by kind
 	Truncated        int                      `json:"truncated"`              // bodies cut by a limit or a broken connection
@@ -79,10 +80,11 @@ type stats struct {
 
 func newStats() *stats {
 	return &stats{s: Summary{
-		Started:  time.Now(),
-		ByStatus: make(map[int]int),
-		Errors:   make(map[string]int),
-		Robots:   make(map[string]int),
+		Started:   time.Now(),
+		ByStatus:  make(map[int]int),
+		ByPurpose: make(map[string]int),
+		Errors:    make(map[string]int),
+		Robots:    make(map[string]int),
 	}}
 }
 

@@ -369,6 +369,12 @@ func (c *Crawler) settledResult(ctx context.Context, item *frontier.Item, u *url
 	return frontier.Result{Item: item, Outcome: outcome, Canonical: canon, History: h}, nil
 }
 
+// Purposes of a fetch (Summary.ByPurpose).
+const (
+	purposeDiscovery = "discovery" // a URL never fetched before
+	purposeRefresh   = "refresh"   // a URL fetched before: is it still the same?
+)
+
 // fetchPage fetches one URL with the validators from its history, records the
 // exchange, and returns its result for the frontier (with the links it leads
 // to) and what the request says of the host's load. A URL that met an
@@ -398,9 +404,11 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	}
 
 	h := &frontier.History{URL: item.URL}
+	purpose := purposeDiscovery
 	if prev != nil {
 		*h = *prev
 		h.URL = item.URL
+		purpose = purposeRefresh
 	}
 	h.Visits++
 	h.Hops = item.Hops
@@ -413,7 +421,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		kind := errorKind(ferr)
 		o.Failed = kind != "private-network" && kind != "other"
 		outcome, h.Error = frontier.Failed, ferr.Error()
-		c.stats.update(func(s *Summary) { s.Requests++; s.Pages++; s.Errors[kind]++ })
+		c.stats.update(func(s *Summary) { s.Requests++; s.Pages++; s.ByPurpose[purpose]++; s.Errors[kind]++ })
 		c.cfg.Logger.Info("fetch failed", "url", item.URL, "err", ferr)
 	} else {
 		o.Start, o.End, o.Latency, o.Status = res.Start, res.End, res.TTFB, res.Status
@@ -480,6 +488,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		c.stats.update(func(s *Summary) {
 			s.Requests++
 			s.Pages++
+			s.ByPurpose[purpose]++
 			s.ByStatus[res.Status]++
 			s.WireBytes += res.WireBytes
 			s.BodyBytes += int64(len(res.Body))

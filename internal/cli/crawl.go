@@ -253,6 +253,9 @@ func progressLine(p gentlecrawl.Progress, rate float64) string {
 func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	fmt.Fprintf(w, "Crawl %s after %s.\n", s.Stopped, s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  requests        %d (%d pages, %d robots.txt)\n", s.Requests, s.Pages, s.Requests-s.Pages)
+	if s.ByPurpose["refresh"] > 0 {
+		fmt.Fprintf(w, "  by purpose      %d discovery, %d refresh\n", s.ByPurpose["discovery"], s.ByPurpose["refresh"])
+	}
 	if len(s.ByStatus) > 0 {
 		codes := slices.Sorted(maps.Keys(s.ByStatus))
 		parts := make([]string, len(codes))
