@@ -33,13 +33,16 @@ var layering = map[string][]string{
 	"internal/urlspace":              {"urlnorm"},
 	// A real nginx for tests and benchmarks (issue #12); see testOnly.
 	"internal/nginxtest": {"internal/simweb"},
+	// A real Apache httpd for tests (mod_deflate's ETags); see testOnly.
+	"internal/apachetest": {},
 }
 
 // testOnly packages are for tests and benchmarks: _test.go files and the
 // bench module may import them, the code of a package never (whatever
 // layering says).
 var testOnly = map[string]bool{
-	"internal/nginxtest": true,
+	"internal/nginxtest":  true,
+	"internal/apachetest": true,
 }
 
 // pure packages parse and decide; they never touch the network.
