@@ -30,6 +30,7 @@ var layering = map[string][]string{
 	"internal/frontier/frontiertest": {"internal/frontier"},
 	"internal/simweb":                {},
 	"internal/simhash":               {},
+	"internal/revisit":               {},
 	"internal/urlspace":              {"urlnorm"},
 	// A real nginx for tests and benchmarks (issue #12); see testOnly.
 	"internal/nginxtest": {"internal/simweb"},
