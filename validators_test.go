@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/apachetest"
 )
 
 // TestValidatorsLearned: servers that ignore the validators as they sent
@@ -97,5 +100,72 @@ func TestValidatorsLearned(t *testing.T) {
 				t.Errorf("summary %q, want it to mention %q", got, tt.report)
 			}
 		})
+	}
+}
+
+// TestValidatorsApache: Debian's Apache with mod_deflate as installed
+// (DeflateAlterETag left at its default: compressed pages carry ETag
+// "…-gzip", and If-None-Match with that ETag never matches). A re-crawl
+// of its unchanged pages gets 304s — all but one — as the server's log
+// shows, and the summary names what was learned.
+func TestValidatorsApache(t *testing.T) {
+	apachetest.Require(t)
+	const pages = 40
+	root := t.TempDir()
+	var index strings.Builder
+	filler := strings.Repeat("Pages long enough to be worth compressing, so that mod_deflate compresses them. ", 30)
+	for i := range pages {
+		fmt.Fprintf(&index, `<a href="/p%d.html">page %d</a> `, i, i)
+		page := fmt.Sprintf("<!DOCTYPE html><title>Page %d</title><p>Page %d of its own. %s</p>", i, i, filler)
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("p%d.html", i)), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := "<!DOCTYPE html><title>Home</title><p>" + filler + "</p>" + index.String()
+	if err := os.WriteFile(filepath.Join(root, "index.html"), []byte(home), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Files modified in the same second as a request get weak ETags from
+	// Apache: date them well before.
+	old := time.Now().Add(-48 * time.Hour)
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		os.Chtimes(filepath.Join(root, e.Name()), old, old)
+	}
+	srv := apachetest.Start(t, apachetest.Site{Name: "apache.test", Addr: "127.0.0.4:0", Root: root, Deflate: true})
+	cfg := gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{"http://apache.test/"}, Delay: time.Millisecond,
+		ConnectTo: []string{"apache.test:80:" + srv.Addr("apache.test")}, AllowPrivateNetworks: true,
+	}
+	first := mustCrawl(t, t.Context(), cfg)
+	before, err := srv.WaitEntries(t.Context(), first.Requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gzipped := 0
+	for _, e := range before {
+		if strings.HasSuffix(e.ETag, `-gzip"`) {
+			gzipped++
+		}
+	}
+	if gzipped < pages {
+		t.Fatalf("only %d of the first crawl's answers carry a -gzip ETag: is mod_deflate on?", gzipped)
+	}
+	cfg.Recrawl = true
+	second := mustCrawl(t, t.Context(), cfg)
+	all, err := srv.WaitEntries(t.Context(), first.Requests+second.Requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[int]int{}
+	for _, e := range all[len(before):] {
+		statuses[e.Status]++
+	}
+	t.Logf("re-crawl of %d unchanged pages: Apache answered %v; summary: %v", pages+1, statuses, second.Validators)
+	if statuses[304] < pages || statuses[200] > 1 {
+		t.Errorf("Apache answered %v to the re-crawl of %d unchanged pages; want at most one full 200, the rest 304", statuses, pages+1)
+	}
+	if got := second.Validators["http://apache.test"]; !strings.Contains(got, "without its encoding suffix") {
+		t.Errorf("summary %q should say the ETag is sent without its encoding suffix", got)
 	}
 }
