@@ -311,11 +311,9 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 // other parameters need MinValues. Links to other hosts are ignored.
 func (l *Learner) ObserveLinks(page *url.URL, links []*url.URL) {
 	host := urlnorm.HostKey(page)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.mu.response++
-	resp := l.mu.response
-	var h *learnHost
+	// The keys are made before the lock is taken: other pages' workers
+	// wait on it.
+	var params []param
 	for _, u := range links {
 		if u.RawQuery == "" && !strings.Contains(u.EscapedPath(), ";") {
 			continue
@@ -323,37 +321,43 @@ func (l *Learner) ObserveLinks(page *url.URL, links []*url.URL) {
 		if urlnorm.HostKey(u) != host {
 			continue
 		}
-		if h == nil {
-			h = l.mu.hosts.get(host)
-			if h.fresh == nil {
-				h.fresh = make(map[string]*freshParam)
+		_, ps := splitParams(urlnorm.Key(u, nil))
+		params = append(params, ps...)
+	}
+	if len(params) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.mu.response++
+	resp := l.mu.response
+	h := l.mu.hosts.get(host)
+	if h.fresh == nil {
+		h.fresh = make(map[string]*freshParam)
+	}
+	for _, p := range params {
+		name := urlnorm.DecodeParamName(p.name)
+		f := h.fresh[name]
+		if f == nil {
+			if len(h.fresh) >= l.cfg.MaxParams {
+				continue
 			}
+			f = &freshParam{values: make(map[uint64]uint32)}
+			h.fresh[name] = f
 		}
-		_, params := splitParams(urlnorm.Key(u, nil))
-		for _, p := range params {
-			name := urlnorm.DecodeParamName(p.name)
-			f := h.fresh[name]
-			if f == nil {
-				if len(h.fresh) >= l.cfg.MaxParams {
-					continue
-				}
-				f = &freshParam{values: make(map[uint64]uint32)}
-				h.fresh[name] = f
+		v := hash(p.value)
+		first, seen := f.values[v]
+		switch {
+		case seen && first != resp:
+			f.recurring++
+			f.values[v] = resp // counted once per response
+		case !seen:
+			f.distinct++
+			if tokenLike(p.value) {
+				f.tokens++
 			}
-			v := hash(p.value)
-			first, seen := f.values[v]
-			switch {
-			case seen && first != resp:
-				f.recurring++
-				f.values[v] = resp // counted once per response
-			case !seen:
-				f.distinct++
-				if tokenLike(p.value) {
-					f.tokens++
-				}
-				if len(f.values) < maxFreshValues {
-					f.values[v] = resp
-				}
+			if len(f.values) < maxFreshValues {
+				f.values[v] = resp
 			}
 		}
 	}
