@@ -36,12 +36,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		load       loadFlags
 		traps      trapsFlags
 		shop       shopFlags
+		changes    changesFlags
 	)
 	load.register(fs)
 	traps.register(fs)
 	shop.register(fs)
+	changes.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\n"+loadUsage+"\n"+trapsUsage+"\n"+shopUsage+"\nFlags:")
+		fmt.Fprintln(stderr, "usage: simweb [flags]\n\nServes gentlecrawl's synthetic web until interrupted.\n\n"+loadUsage+"\n"+trapsUsage+"\n"+shopUsage+"\n"+changesUsage+"\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -64,6 +66,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := shop.apply(&cfg); err != nil {
+		return err
+	}
+	if err := changes.apply(&cfg); err != nil { // after the shops, which have none
 		return err
 	}
 	switch *logPath {
@@ -118,14 +123,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	printBanner(stdout, web, srv, perHost, *loopbackN, &load, &traps, &shop)
+	printBanner(stdout, web, srv, perHost, *loopbackN, &load, &traps, &shop, &changes)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "simweb: stopping")
 	return nil
 }
 
 // printBanner tells a crawler how to reach the web.
-func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int, load *loadFlags, traps *trapsFlags, shop *shopFlags) {
+func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, loopbackN int, load *loadFlags, traps *trapsFlags, shop *shopFlags, changes *changesFlags) {
 	hosts := web.Hosts()
 	fmt.Fprintf(out, "simweb: serving %d hosts on http://%s\n", len(hosts), srv.Addr)
 	if loopbackN > 0 {
@@ -152,5 +157,6 @@ func printBanner(out io.Writer, web *simweb.Web, srv, perHost *simweb.Server, lo
 	load.describe(out)
 	traps.describe(out, web)
 	shop.describe(out, web)
+	changes.describe(out)
 	fmt.Fprintln(out, "simweb: press Ctrl-C to stop")
 }

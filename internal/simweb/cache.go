@@ -9,6 +9,7 @@ import (
 type cacheKey struct {
 	host, res int
 	gzip      bool
+	version   int // of a page with HostOptions.Changes; else 0
 }
 
 // bodyCache is an LRU of rendered bodies bounded by their total size. It

@@ -45,6 +45,12 @@
 // that tests which run several seeds cannot be passed by rules fitted to
 // one shape. Host.TrapOf names the trap family of a URL.
 //
+// Pages can change over time (HostOptions.Changes): each page of a host
+// as a Poisson process of its own rate drawn from the seed, on the Web's
+// clock, with new text and validators per version (or validators that
+// lie). Host.ChangesOf, Host.ChangeRate and Host.Staleness are the ground
+// truth a crawler's revisit schedule is measured against.
+//
 // A Web is an http.Handler. Start serves it on one listener; ServeLoopback
 // serves it on several loopback addresses so that per-IP behaviour can be
 // tested; the cmd/simweb command runs it as a standalone server.

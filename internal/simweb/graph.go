@@ -135,6 +135,9 @@ func buildSkeleton(cfg *Config, idx int, o *HostOptions) *skeleton {
 		m.size = minFileSize + rng.IntN(maxFileSize-minFileSize+1)
 		sk.res = append(sk.res, m)
 	}
+	if o.Changes != nil {
+		clampChangeDates(sk, o.Changes.Start)
+	}
 	sk.byPath = make(map[string]int, len(sk.res))
 	for i, r := range sk.res {
 		sk.byPath[r.path] = i

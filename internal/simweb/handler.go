@@ -192,12 +192,19 @@ func (h *Host) serveRobots(rw http.ResponseWriter, r *http.Request, path string)
 }
 
 // serveResource answers for resource i of h: validators, conditional GET,
-// content coding, body.
+// content coding, body — of the version current on the Web's clock when
+// the host has Changes.
 func (h *Host) serveResource(rw http.ResponseWriter, r *http.Request, i int) {
 	res := &h.skeleton().res[i]
+	v, changed := 0, time.Time{}
+	if h.opts.Changes != nil {
+		v, changed = h.version(i, h.web.cfg.Now())
+		meta := *res
+		meta.lastModified, meta.etag = h.validators(i, v, changed)
+		res = &meta
+	}
 	hdr := rw.Header()
-	hdr.Set("Last-Modified", res.lastModified.UTC().Format(http.TimeFormat))
-	hdr.Set("ETag", res.etag)
+	setValidators(hdr, res.lastModified, res.etag)
 	text := res.kind == kindPage
 	if text {
 		hdr.Set("Vary", "Accept-Encoding")
@@ -207,7 +214,7 @@ func (h *Host) serveResource(rw http.ResponseWriter, r *http.Request, i int) {
 		return
 	}
 	gz := text && acceptsGzip(r.Header.Get("Accept-Encoding"))
-	body := h.body(i, gz)
+	body := h.body(i, gz, v, changed)
 	hdr.Set("Content-Type", kindInfo[res.kind].contentType)
 	if gz {
 		hdr.Set("Content-Encoding", "gzip")
@@ -219,10 +226,10 @@ func (h *Host) serveResource(rw http.ResponseWriter, r *http.Request, i int) {
 	}
 }
 
-// body returns the (possibly gzipped) body of resource i, from the cache
-// when it is there.
-func (h *Host) body(i int, gz bool) []byte {
-	key := cacheKey{host: h.index, res: i, gzip: gz}
+// body returns the (possibly gzipped) body of version v of resource i,
+// changed at the given time, from the cache when it is there.
+func (h *Host) body(i int, gz bool, v int, changed time.Time) []byte {
+	key := cacheKey{host: h.index, res: i, gzip: gz, version: v}
 	if b, ok := h.web.cache.get(key); ok {
 		return b
 	}
@@ -230,7 +237,9 @@ func (h *Host) body(i int, gz bool) []byte {
 	res := &h.skeleton().res[i]
 	switch {
 	case gz:
-		b = gzipBytes(h.body(i, false))
+		b = gzipBytes(h.body(i, false, v, changed))
+	case v > 0:
+		b = h.versionBody(i, h.body(i, false, 0, time.Time{}), v, changed)
 	case res.kind == kindPage:
 		b, _ = h.renderPage(i)
 	default:

@@ -104,6 +104,10 @@ type HostOptions struct {
 	// of both are drawn from Config.Seed and the host's index. A shop
 	// host takes no Traps and no Pages. See Shop.
 	Shop *Shop
+	// Changes, if non-nil, makes the host's pages change over time, each
+	// as a Poisson process of its own rate, with validators that follow
+	// the versions (or lie). A shop host takes no Changes. See Changes.
+	Changes *Changes
 }
 
 // withDefaults validates o and returns a copy that shares nothing with
@@ -152,6 +156,16 @@ func (o HostOptions) withDefaults() (HostOptions, error) {
 			return o, err
 		}
 		o.Shop = &s
+	}
+	if o.Changes != nil {
+		if o.Shop != nil {
+			return o, fmt.Errorf("%w: a Shop host takes no Changes", errConfig)
+		}
+		c, err := o.Changes.withDefaults()
+		if err != nil {
+			return o, err
+		}
+		o.Changes = &c
 	}
 	return o, nil
 }

@@ -51,7 +51,8 @@ type Host struct {
 	graphOnce sync.Once
 	grph      *graph
 	shopOnce  sync.Once
-	shopSite  *shopSite // of HostOptions.Shop; see Host.shop
+	shopSite  *shopSite   // of HostOptions.Shop; see Host.shop
+	changes   changeState // of HostOptions.Changes; see Host.changeProcs
 }
 
 // hostOptions are the per-host behaviours of the server: from the
@@ -90,6 +91,9 @@ func New(cfg Config) (*Web, error) {
 			o, err := cfg.HostOptions(i, h.Name).withDefaults()
 			if err != nil {
 				return nil, fmt.Errorf("%w (host %s)", err, h.Name)
+			}
+			if o.Changes != nil && o.Changes.Start.IsZero() {
+				o.Changes.Start = cfg.Now()
 			}
 			h.opts.HostOptions = o
 			if o.Capacity != nil {
@@ -155,6 +159,11 @@ func (h *Host) Options() HostOptions {
 	if o.Shop != nil {
 		s := *o.Shop
 		o.Shop = &s
+	}
+	if o.Changes != nil {
+		c := *o.Changes
+		c.Rates = append([]float64(nil), c.Rates...)
+		o.Changes = &c
 	}
 	return o
 }
