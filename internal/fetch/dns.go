@@ -113,21 +113,24 @@ func (c *dnsCache) resolve(ctx context.Context, e *dnsEntry) {
 		addrs[i] = a.WithZone("") // as dialed; zones come only from literal URLs
 	}
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e.addrs, e.err = addrs, err
-	close(e.done)
 	keep := c.ttl
 	if err != nil {
 		keep = c.neg
 	}
+	// The TTL runs from the answer, read before the waiters are let go:
+	// read after, it could start late.
+	expires := c.now().Add(keep)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.addrs, e.err = addrs, err
+	close(e.done)
 	if keep <= 0 || c.max <= 0 {
 		if c.mu.entries[e.host] == e {
 			delete(c.mu.entries, e.host)
 		}
 		return
 	}
-	e.expires = c.now().Add(keep)
+	e.expires = expires
 	e.elem = c.mu.lru.PushFront(e)
 	for c.mu.lru.Len() > c.max {
 		c.removeLocked(c.mu.lru.Back().Value.(*dnsEntry))
