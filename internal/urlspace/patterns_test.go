@@ -207,3 +207,24 @@ func TestTokenVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshBounded: a parameter's values are remembered up to
+// maxFreshValues; past that it is still counted, and still fresh.
+func TestFreshBounded(t *testing.T) {
+	const host = "http://a.test"
+	l := NewLearner(LearnerConfig{})
+	page := mustParse(t, host+"/")
+	for r := range maxFreshValues + 100 {
+		l.ObserveLinks(page, []*url.URL{mustParse(t, fmt.Sprintf("%s/x?tk=k%dq%06d", host, r, r*7))})
+	}
+	l.mu.Lock()
+	f := l.mu.hosts.peek(host).fresh["tk"]
+	kept, distinct := len(f.values), f.distinct
+	l.mu.Unlock()
+	if kept != maxFreshValues || distinct != maxFreshValues+100 {
+		t.Errorf("%d values kept, %d counted; want %d and %d", kept, distinct, maxFreshValues, maxFreshValues+100)
+	}
+	if !l.Fresh(host, "tk") {
+		t.Error("no longer fresh past the bound")
+	}
+}
