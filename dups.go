@@ -166,14 +166,8 @@ func pathTemplate(raw string, keyOf func(*url.URL) string) (path, template strin
 
 // keyPath returns the path of a URL key: without scheme, host and query.
 func keyPath(k string) string {
-	k, _, _ = strings.Cut(k, "?")
-	if i := strings.Index(k, "://"); i >= 0 {
-		if j := strings.IndexByte(k[i+3:], '/'); j >= 0 {
-			return k[i+3+j:]
-		}
-		return "/"
-	}
-	return k
+	path, _, _ := strings.Cut(urlspace.KeyRequestURI(k), "?")
+	return path
 }
 
 // extends reports whether path continues base beyond a segment boundary,

@@ -278,17 +278,27 @@ func Template(u *url.URL, drop func(string) bool) string {
 	return KeyTemplate(urlnorm.Key(u, drop))
 }
 
+// KeyRequestURI returns a URL key (urlnorm.Key) without its scheme and
+// host: its path and query.
+func KeyRequestURI(key string) string {
+	i := strings.Index(key, "://")
+	if i < 0 {
+		return key
+	}
+	rest := key[i+3:]
+	switch j := strings.IndexAny(rest, "/?"); {
+	case j < 0:
+		return "/"
+	case rest[j] == '?':
+		return "/" + rest[j:]
+	default:
+		return rest[j:]
+	}
+}
+
 // KeyTemplate is Template for a URL's key (urlnorm.Key), already made.
 func KeyTemplate(key string) string {
-	if i := strings.Index(key, "://"); i >= 0 {
-		key = key[i+3:]
-		if j := strings.IndexByte(key, '/'); j >= 0 {
-			key = key[j:]
-		} else {
-			key = "/"
-		}
-	}
-	path, params := splitParams(key)
+	path, params := splitParams(KeyRequestURI(key))
 	var b strings.Builder
 	b.Grow(len(path) + 16)
 	for i, seg := range strings.Split(path, "/") {

@@ -228,3 +228,17 @@ func TestFreshBounded(t *testing.T) {
 		t.Error("no longer fresh past the bound")
 	}
 }
+
+func TestKeyRequestURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://a.test/x/y?q=1": "/x/y?q=1",
+		"http://a.test":         "/",
+		"http://a.test?q=/z":    "/?q=/z",
+		"https://a.test:8080/":  "/",
+		"/already/a/path":       "/already/a/path",
+	} {
+		if got := KeyRequestURI(in); got != want {
+			t.Errorf("KeyRequestURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
