@@ -82,6 +82,26 @@ type Config struct {
 	// conditional GET from its history.
 	Recrawl bool
 
+	// Continuous keeps the crawl going when nothing new is left: each
+	// page fetched is queued again for the time its estimated rate of
+	// change makes a visit worth it (the freshness-optimal allocation of
+	// the host's refresh budget), and new URLs keep being discovered. It
+	// ends when its context is done or after For.
+	Continuous bool
+	// For ends a crawl after this long (exit 0); 0: no limit.
+	For time.Duration
+	// RevisitMin and RevisitMax bound the interval between two visits of
+	// a page in a continuous crawl. Defaults 1h and 30 days.
+	RevisitMin, RevisitMax time.Duration
+	// RefreshShare is the fraction of each host's request budget planned
+	// for revisits while new URLs wait to be fetched (0 < share ≤ 1); when
+	// nothing new is left revisits may use all of it. Default 0.5.
+	RefreshShare float64
+	// RecheckEvery is how many conditional revisits of a page are made
+	// before one without validators, to catch servers whose validators
+	// lie (a 304 for a changed page). Default 8; negative: never.
+	RecheckEvery int
+
 	// Workers is the number of hosts fetched at the same time. Default 32.
 	Workers int
 	// Timeout bounds one HTTP exchange, body included. Default 30s.
@@ -309,6 +329,27 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	}
 	if c.MaxRate < 0 || math.IsNaN(c.MaxRate) || math.IsInf(c.MaxRate, 0) || c.MaxRate > 0 && c.MaxRate < 1e-3 {
 		return c, nil, fmt.Errorf("--max-rate %v: must be 0 (no budget) or from 0.001 requests per second up", c.MaxRate)
+	}
+	if c.For < 0 {
+		return c, nil, fmt.Errorf("--for %v: must not be negative", c.For)
+	}
+	if c.RevisitMin == 0 {
+		c.RevisitMin = time.Hour
+	}
+	if c.RevisitMax == 0 {
+		c.RevisitMax = 30 * 24 * time.Hour
+	}
+	if c.RevisitMin < time.Second || c.RevisitMax < c.RevisitMin {
+		return c, nil, fmt.Errorf("--revisit-min %v, --revisit-max %v: the minimum must be at least 1s and not above the maximum", c.RevisitMin, c.RevisitMax)
+	}
+	if c.RefreshShare == 0 {
+		c.RefreshShare = 0.5
+	}
+	if !(c.RefreshShare > 0 && c.RefreshShare <= 1) {
+		return c, nil, fmt.Errorf("--refresh-share %v: must be above 0 and at most 1", c.RefreshShare)
+	}
+	if c.RecheckEvery == 0 {
+		c.RecheckEvery = 8
 	}
 	if c.Scope == "" {
 		c.Scope = ScopeHost

@@ -192,9 +192,24 @@ func queueKeyDue(k []byte) time.Time {
 // since 1970 (0: none), read back in UTC.
 // History flags. historyHops marks a record that ends with its redirect
 // hops (a uvarint); records written before it was added end without.
+// historyObserved marks one that then holds its observations (a uvarint
+// count, then for each a flags byte, the interval in milliseconds and, when
+// dated, the age in milliseconds); historyDatesBad is DatesUnreliable.
 const (
-	historyPending = 1
-	historyHops    = 2
+	historyPending  = 1
+	historyHops     = 2
+	historyObserved = 4
+	historyDatesBad = 8
+	historyFlags    = historyPending | historyHops | historyObserved | historyDatesBad
+)
+
+// Observation flags.
+const (
+	obsChanged = 1 << iota
+	obsDated
+	obsNotModified
+	obsBefore
+	obsFlags = obsChanged | obsDated | obsNotModified | obsBefore
 )
 
 func appendHistory(b []byte, h *History) []byte {
@@ -204,6 +219,12 @@ func appendHistory(b []byte, h *History) []byte {
 	}
 	if h.Hops > 0 {
 		flags |= historyHops
+	}
+	if len(h.Observed) > 0 {
+		flags |= historyObserved
+	}
+	if h.DatesUnreliable {
+		flags |= historyDatesBad
 	}
 	b = append(b, flags)
 	for _, n := range [...]uint64{uint64(max(h.Status, 0)), uint64(max(h.Size, 0)), uint64(max(h.Visits, 0)), uint64(max(h.Changes, 0)), timeNanos(h.Fetched), timeNanos(h.Captured)} {
@@ -216,14 +237,72 @@ func appendHistory(b []byte, h *History) []byte {
 	if h.Hops > 0 {
 		b = binary.AppendUvarint(b, uint64(h.Hops))
 	}
+	if len(h.Observed) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(h.Observed)))
+		for _, o := range h.Observed {
+			var f byte
+			if o.Changed {
+				f |= obsChanged
+			}
+			if o.Dated {
+				f |= obsDated
+			}
+			if o.NotModified {
+				f |= obsNotModified
+			}
+			if o.Before {
+				f |= obsBefore
+			}
+			b = append(b, f)
+			b = binary.AppendUvarint(b, uint64(max(o.Interval.Milliseconds(), 0)))
+			if o.Dated {
+				b = binary.AppendUvarint(b, uint64(max(o.Age.Milliseconds(), 0)))
+			}
+		}
+	}
 	return b
 }
 
+// maxObservedMillis bounds a decoded interval or age: about 300 years.
+const maxObservedMillis = 1 << 53
+
+func decodeObserved(v []byte) ([]Observation, []byte, error) {
+	n, k := binary.Uvarint(v)
+	if k <= 0 || n == 0 || n > MaxObserved {
+		return nil, nil, errCorrupt
+	}
+	v = v[k:]
+	obs := make([]Observation, n)
+	for i := range obs {
+		if len(v) < 1 || v[0]&^obsFlags != 0 {
+			return nil, nil, errCorrupt
+		}
+		f := v[0]
+		var ms [2]uint64
+		count := 1
+		if f&obsDated != 0 {
+			count = 2
+		}
+		rest, ok := uvarints(v[1:], ms[:count], maxObservedMillis)
+		if !ok {
+			return nil, nil, errCorrupt
+		}
+		v = rest
+		obs[i] = Observation{
+			Interval: time.Duration(ms[0]) * time.Millisecond, Changed: f&obsChanged != 0,
+			Dated: f&obsDated != 0, Age: time.Duration(ms[1]) * time.Millisecond,
+			NotModified: f&obsNotModified != 0, Before: f&obsBefore != 0,
+		}
+	}
+	return obs, v, nil
+}
+
 func decodeHistory(v []byte, h *History) error {
-	if len(v) < 1 || v[0]&^(historyPending|historyHops) != 0 {
+	if len(v) < 1 || v[0]&^historyFlags != 0 {
 		return errCorrupt
 	}
 	pending, hasHops := v[0]&historyPending != 0, v[0]&historyHops != 0
+	hasObserved, datesBad := v[0]&historyObserved != 0, v[0]&historyDatesBad != 0
 	var nums [6]uint64
 	v, ok := uvarints(v[1:], nums[:], 1<<62)
 	if !ok {
@@ -245,6 +324,13 @@ func decodeHistory(v []byte, h *History) error {
 		}
 		v = v[n:]
 	}
+	var observed []Observation
+	if hasObserved {
+		var err error
+		if observed, v, err = decodeObserved(v); err != nil {
+			return err
+		}
+	}
 	if len(v) != 0 || nums[0] > 999 || nums[2] > 1<<31 || nums[3] > 1<<31 {
 		return errCorrupt
 	}
@@ -252,6 +338,7 @@ func decodeHistory(v []byte, h *History) error {
 		URL: strs[0], Outcome: strs[1], Error: strs[2], ETag: strs[3], LastModified: strs[4], ContentType: strs[5], Digest: strs[6],
 		Status: int(nums[0]), Size: int64(nums[1]), Visits: int(nums[2]), Changes: int(nums[3]),
 		Fetched: utcTime(nums[4]), Captured: utcTime(nums[5]), Pending: pending, Hops: int(hops),
+		Observed: observed, DatesUnreliable: datesBad,
 	}
 	return nil
 }

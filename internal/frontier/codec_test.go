@@ -3,6 +3,7 @@ package frontier
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -94,10 +95,16 @@ func TestHistoryCodec(t *testing.T) {
 			ContentType: "text/html", Digest: "sha1:ABC", Size: 48213, Fetched: at, Captured: at.Add(-time.Hour), Visits: 3, Changes: 1, Pending: true},
 		{URL: "https://a.test/q", Outcome: "failed", Error: "connection refused"},
 		{URL: "https://a.test/r/10", Status: 302, Outcome: "fetched", Hops: 10},
+		{URL: "https://a.test/s", Status: 200, Outcome: "unchanged", Visits: 4, DatesUnreliable: true, Observed: []Observation{
+			{Interval: 90 * 24 * time.Hour, Before: true},
+			{Interval: time.Hour, NotModified: true},
+			{Interval: 1500 * time.Millisecond, Changed: true, Dated: true, Age: 0},
+			{Interval: 3 * time.Hour, Changed: true, Dated: true, Age: 47 * time.Minute},
+		}},
 	} {
 		b := appendHistory(nil, &h)
 		var got History
-		if err := decodeHistory(b, &got); err != nil || got != h {
+		if err := decodeHistory(b, &got); err != nil || !reflect.DeepEqual(got, h) {
 			t.Errorf("round trip of %+v = %+v, %v", h, got, err)
 		}
 		// Every truncation, and a byte too many, is an error, never a panic.
@@ -115,7 +122,25 @@ func TestHistoryCodec(t *testing.T) {
 	if err := decodeHistory(long, new(History)); err == nil {
 		t.Error("a string longer than its record decoded")
 	}
-	if err := decodeHistory([]byte{2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, new(History)); err == nil {
+	if err := decodeHistory([]byte{16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, new(History)); err == nil {
 		t.Error("unknown flags decoded")
+	}
+	// Observations: more than MaxObserved, none, or unknown flags.
+	base := appendHistory(nil, &History{URL: "u"})
+	base[0] |= historyObserved
+	for _, tail := range [][]byte{{0}, {MaxObserved + 1, 0, 1}, {1, 32, 1}} {
+		if err := decodeHistory(append(append([]byte(nil), base...), tail...), new(History)); err == nil {
+			t.Errorf("observations %v decoded", tail)
+		}
+	}
+}
+
+func TestHistoryObserveKeepsTheLatest(t *testing.T) {
+	var h History
+	for i := range MaxObserved + 5 {
+		h.Observe(Observation{Interval: time.Duration(i)})
+	}
+	if len(h.Observed) != MaxObserved || h.Observed[0].Interval != 5 || h.Observed[MaxObserved-1].Interval != MaxObserved+4 {
+		t.Errorf("kept %d observations, from %v to %v", len(h.Observed), h.Observed[0].Interval, h.Observed[len(h.Observed)-1].Interval)
 	}
 }

@@ -185,7 +185,11 @@ type Result struct {
 	Canonical string   // the history's key (the URL fetched, canonicalized)
 	History   *History // written under Canonical when non-nil; its Outcome is set
 	RetryAt   time.Time
-	Add       []Candidate // links found, admitted with the release
+	// Revisit, when set on a result that settles its URL, queues the URL
+	// again (as a Recrawl entry, its history pending) due at this time:
+	// the next visit of a continuous crawl. It is not counted in Added.
+	Revisit time.Time
+	Add     []Candidate // links found, admitted with the release
 }
 
 // ReleaseRequest ends a lease.
@@ -230,6 +234,44 @@ type History struct {
 	Changes      int       `json:"changes,omitempty"` // visits that found the content changed
 	Hops         int       `json:"hops,omitempty"`    // redirects followed to reach the URL: a chain cut at the limit stays cut when the URL is queued again
 	Pending      bool      `json:"pending,omitempty"` // queued again, not yet visited
+	// Observed are the latest visits, oldest first, at most MaxObserved:
+	// what a continuous crawl estimates the page's rate of change from.
+	Observed []Observation `json:"observed,omitempty"`
+	// DatesUnreliable says the page's Last-Modified contradicted its
+	// content (it moved while the content stayed, or stayed while the
+	// content changed): its dates are not used to estimate its changes.
+	DatesUnreliable bool `json:"dates_unreliable,omitempty"`
+}
+
+// MaxObserved bounds History.Observed: the estimate follows the page's
+// recent behaviour, and a history stays small.
+const MaxObserved = 32
+
+// Observation is one visit of a page, as the revisit schedule sees it.
+type Observation struct {
+	// Interval is the time since the previous visit; for a Before
+	// observation, the time from the page's Last-Modified to the first
+	// visit.
+	Interval time.Duration `json:"interval"`
+	// Changed says the visit found the content changed.
+	Changed bool `json:"changed,omitempty"`
+	// Dated says Age is known: how long before the visit the page last
+	// changed, from its Last-Modified.
+	Dated bool          `json:"dated,omitempty"`
+	Age   time.Duration `json:"age,omitempty"`
+	// NotModified says the server answered 304 to a conditional request.
+	NotModified bool `json:"not_modified,omitempty"`
+	// Before marks the time before the first visit during which, by its
+	// Last-Modified, the page did not change: not a visit.
+	Before bool `json:"before,omitempty"`
+}
+
+// Observe appends o to h.Observed, dropping the oldest beyond MaxObserved.
+func (h *History) Observe(o Observation) {
+	if len(h.Observed) >= MaxObserved {
+		h.Observed = append(h.Observed[:0:0], h.Observed[len(h.Observed)-MaxObserved+1:]...)
+	}
+	h.Observed = append(h.Observed, o)
 }
 
 // RobotsRecord is what the crawl keeps of an origin's robots.txt: the last

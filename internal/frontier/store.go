@@ -574,8 +574,11 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 		}
 	}
 	for _, r := range req.Results {
-		if r.Outcome == Retry {
+		switch {
+		case r.Outcome == Retry:
 			d.head.add(later(r.RetryAt, r.Item.Due))
+		case !r.Revisit.IsZero() && r.History != nil:
+			d.head.add(r.Revisit)
 		}
 	}
 	for _, r := range req.Results {

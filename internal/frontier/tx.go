@@ -243,8 +243,14 @@ func (t *tx) admit(c *Candidate, h [16]byte, admit func(Candidate) bool) error {
 	return t.enqueue(d, c.Host, c.Due, &c.Entry)
 }
 
-// enqueue adds an entry to host's queue.
+// enqueue adds an entry to host's queue, counted in Added.
 func (t *tx) enqueue(d *hostDelta, host string, due time.Time, e *Entry) error {
+	d.enqueued++
+	return t.put(d, host, due, e)
+}
+
+// put adds an entry to host's queue.
+func (t *tx) put(d *hostDelta, host string, due time.Time, e *Entry) error {
 	t.s.mu.seq++
 	t.key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(append(append(append(t.key[:0], prefixQueue), host...), 0), timeNanos(due)), t.s.mu.seq)
 	t.val = appendEntry(t.val[:0], host, e)
@@ -254,7 +260,6 @@ func (t *tx) enqueue(d *hostDelta, host string, due time.Time, e *Entry) error {
 	}
 	d.adds = true
 	d.pending++
-	d.enqueued++
 	return nil
 }
 
@@ -299,12 +304,17 @@ func (t *tx) settle(d *hostDelta, r *Result) error {
 	if r.History == nil {
 		return nil
 	}
-	r.History.Outcome, r.History.Pending = string(r.Outcome), false
+	revisit := !r.Revisit.IsZero()
+	r.History.Outcome, r.History.Pending = string(r.Outcome), revisit
 	t.val = appendHistory(t.val[:0], r.History)
 	h := Hash(r.Canonical)
 	t.key = append(append(t.key[:0], prefixHistory), h[:]...)
 	t.set(t.key, t.val)
-	return nil
+	if !revisit {
+		return nil
+	}
+	e := Entry{URL: item.URL, Depth: item.Depth, Recrawl: true, Hops: item.Hops, Kind: item.Kind, AsIs: item.AsIs}
+	return t.put(d, item.Host, r.Revisit, &e)
 }
 
 // commitAndUnlock writes the batch (see tx) and returns what it queued: once

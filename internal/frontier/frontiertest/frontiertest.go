@@ -47,6 +47,7 @@ func Run(t *testing.T, b Backend) {
 		{"BadRelease", testBadRelease},
 		{"Budgets", testBudgets},
 		{"Requeue", testRequeue},
+		{"Revisit", testRevisit},
 		{"Records", testRecords},
 		{"Reopen", testReopen},
 		{"Invariant", testInvariant},
@@ -440,6 +441,53 @@ func testRequeue(t *testing.T, b Backend) {
 	release(t, f, l, at(1), done(l.Items[0]))
 	if h, _ := f.History(ctx, "https://"+a+"/1"); h == nil || h.Pending {
 		t.Errorf("after the visit, history = %+v; want not pending", h)
+	}
+}
+
+// testRevisit: a result with a Revisit time settles its URL and queues it
+// again, due then, with its history (observations included) pending; the
+// revisit is not counted as a URL queued, survives a reopen, and a result
+// without one settles the URL for good.
+func testRevisit(t *testing.T, b Backend) {
+	f := b.Open(t, frontier.Limits{})
+	a := host(1)
+	add(t, f, cand(a, "/1"), cand(a, "/2"))
+	l, _ := claim(t, f, a, at(0), 1)
+	r := done(l.Items[0])
+	r.Revisit = at(100)
+	r.History.Observed = []frontier.Observation{{Interval: time.Hour, Before: true}}
+	if got := release(t, f, l, at(0), r); got.Total() != 0 {
+		t.Errorf("a revisit counted as queued: %v", got.Queued)
+	}
+	u1 := "https://" + a + "/1"
+	if h, _ := f.History(ctx, u1); h == nil || !h.Pending || h.Outcome != string(frontier.Fetched) || len(h.Observed) != 1 {
+		t.Errorf("history after a release with a revisit = %+v; want fetched, pending, its observation kept", h)
+	}
+	if b.Reopen != nil {
+		f = b.Reopen(t, f)
+	}
+	l, _ = claim(t, f, a, at(1), 5)
+	if fmt.Sprint(urls(l)) != fmt.Sprint([]string{"https://" + a + "/2"}) {
+		t.Fatalf("lease at 1 s = %v; want /2 only (/1 is due at 100 s)", urls(l))
+	}
+	release(t, f, l, at(1), done(l.Items[0]))
+	if l, next := claim(t, f, a, at(99), 5); l != nil || !next.Equal(at(100)) {
+		t.Fatalf("Claim at 99 s = %v, %v; want nothing until 100 s", urls(l), next)
+	}
+	hosts, _ := f.Hosts(ctx)
+	if len(hosts) != 1 || hosts[0].Pending != 1 {
+		t.Errorf("Hosts = %+v; want %s with the revisit pending", hosts, a)
+	}
+	l, _ = claim(t, f, a, at(100), 5)
+	if l == nil || len(l.Items) != 1 || l.Items[0].URL != u1 || !l.Items[0].Recrawl {
+		t.Fatalf("lease at 100 s = %+v; want the revisit of /1, marked Recrawl", l)
+	}
+	release(t, f, l, at(100), done(l.Items[0]))
+	if h, _ := f.History(ctx, u1); h == nil || h.Pending {
+		t.Errorf("after a visit without a revisit, history = %+v; want settled", h)
+	}
+	if l, next := claim(t, f, a, at(1000), 5); l != nil || !next.IsZero() {
+		t.Errorf("Claim after everything settled = %v, %v; want nothing queued", urls(l), next)
 	}
 }
 
