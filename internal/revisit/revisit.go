@@ -220,3 +220,195 @@ func freqAt(lambda, mu, minFreq, maxFreq float64) float64 {
 }
 
 func g(x float64) float64 { return -math.Expm1(-x) - x*math.Exp(-x) }
+
+// Observation is one visit of a page as an estimator sees it.
+type Observation struct {
+	// Interval is the time since the previous visit; for a Before
+	// observation, the time from the page's Last-Modified date to its
+	// first visit.
+	Interval time.Duration
+	// Changed says the visit found the page changed.
+	Changed bool
+	// Dated says Age is known: the time from the page's last change (its
+	// Last-Modified) to the visit, for a visit that found it changed.
+	Dated bool
+	Age   time.Duration
+	// Before marks the time before the first visit during which the page,
+	// by its Last-Modified date, did not change.
+	Before bool
+}
+
+// Estimate returns a page's change rate, in changes per second, from its
+// visits, or 0 when they say nothing. With dates (its Last-Modified
+// dates are trusted, and every visit that found a change is dated) it is
+// DatedRate; otherwise Rate over the visits' intervals.
+func Estimate(obs []Observation, dates bool) float64 {
+	if dates {
+		usable := false
+		for _, o := range obs {
+			if o.Changed && !o.Dated {
+				usable = false
+				break
+			}
+			usable = usable || o.Interval > 0 || o.Dated
+		}
+		if usable {
+			if r := DatedRate(obs); r > 0 {
+				return r
+			}
+		}
+	}
+	ivs := make([]Interval, 0, len(obs))
+	for _, o := range obs {
+		if !o.Before {
+			ivs = append(ivs, Interval{Length: o.Interval, Changed: o.Changed})
+		}
+	}
+	return Rate(ivs)
+}
+
+// DatedRate estimates a page's change rate from visits whose changes are
+// dated, as in Cho and Garcia-Molina's estimator for a known date of last
+// change ("Estimating frequency of change", §5). A visit that found no
+// change shows the page still for its whole interval; one that found a
+// change shows it still from its last change (Age) to the visit, and a
+// change at that date, whatever happened before it. With a Poisson
+// process of rate λ the likelihood is λ^X·e^(−λT), for X dated changes
+// and T the total still time (the Before time included), so the maximum
+// likelihood estimate is X/T. It is regularised as Rate is, with half a
+// change: (X + ½)/T is the posterior mean under the Jeffreys prior, finite
+// and positive when nothing changed yet. It returns 0 when T is 0.
+func DatedRate(obs []Observation) float64 {
+	var x, t float64
+	for _, o := range obs {
+		switch {
+		case o.Changed:
+			x++
+			t += o.Age.Seconds()
+		default:
+			t += o.Interval.Seconds()
+		}
+	}
+	if t <= 0 {
+		return 0
+	}
+	return (x + 0.5) / t
+}
+
+// MaxVisitsPerChange bounds how often a page is visited for what it is
+// worth: never more than this many times per expected change (its copy is
+// then fresh about 97.5 % of the time, and more visits buy almost
+// nothing), however much budget is left over.
+const MaxVisitsPerChange = 20
+
+// Frequency is the visit frequency (per second) of a page of rate lambda
+// at the price mu of the freshness-optimal allocation (see Allocate),
+// within [minFreq, maxFreq] and at most MaxVisitsPerChange·lambda (but
+// not below minFreq).
+func Frequency(lambda, mu, minFreq, maxFreq float64) float64 {
+	return freqAt(lambda, mu, minFreq, capFreq(lambda, minFreq, maxFreq))
+}
+
+func capFreq(lambda, minFreq, maxFreq float64) float64 {
+	return math.Max(minFreq, math.Min(maxFreq, MaxVisitsPerChange*lambda))
+}
+
+// Demand is the distribution of the change rates of a set of pages, in
+// bins of a twelfth of a decade between 10⁻¹⁰ and 10³ changes per second
+// (a page that never changed in its visits still gets a small rate), from
+// which Price finds the allocation of a budget. It is a few kilobytes
+// whatever the number of pages. The zero value is empty.
+type Demand struct {
+	bins  [demandBins]int32
+	total int
+}
+
+const (
+	demandPerDecade = 12
+	demandMinExp    = -10
+	demandBins      = 13 * demandPerDecade
+)
+
+func demandBin(rate float64) int {
+	if !(rate > 0) {
+		return 0
+	}
+	b := int(math.Floor((math.Log10(rate) - demandMinExp) * demandPerDecade))
+	return min(max(b, 0), demandBins-1)
+}
+
+// binRate is the rate a bin stands for: its geometric middle.
+func binRate(b int) float64 {
+	return math.Pow(10, demandMinExp+(float64(b)+0.5)/demandPerDecade)
+}
+
+// Add counts n pages (−n to take them out) of the given rate.
+func (d *Demand) Add(rate float64, n int) {
+	b := demandBin(rate)
+	d.bins[b] = max(0, d.bins[b]+int32(n))
+	d.total = 0
+	for _, c := range d.bins {
+		d.total += int(c)
+	}
+}
+
+// Len is the number of pages counted.
+func (d *Demand) Len() int { return d.total }
+
+// Median is the median rate of the pages counted, or 0 with none.
+func (d *Demand) Median() float64 {
+	if d.total == 0 {
+		return 0
+	}
+	seen := 0
+	for b, c := range d.bins {
+		seen += int(c)
+		if 2*seen >= d.total {
+			return binRate(b)
+		}
+	}
+	return 0
+}
+
+// Price returns the price μ at which the pages' Frequency sums to budget
+// (visits per second for all of them), or 0 when the budget is more than
+// they can use: then every page is visited as often as its bounds allow.
+func (d *Demand) Price(budget, minFreq, maxFreq float64) float64 {
+	sum := func(mu float64) float64 {
+		s := 0.0
+		for b, c := range d.bins {
+			if c > 0 {
+				r := binRate(b)
+				s += float64(c) * Frequency(r, mu, minFreq, maxFreq)
+			}
+		}
+		return s
+	}
+	if d.total == 0 || sum(0) <= budget {
+		return 0
+	}
+	// Σf falls as μ grows; at μ ≥ 1/λ for the slowest page, every page is
+	// at minFreq.
+	lo, hi := 0.0, 2/binRate(0)
+	for range 200 {
+		mid := math.Sqrt(math.Max(lo, 1e-300) * hi)
+		if lo == 0 {
+			mid = hi / 1e6
+			if sum(mid) > budget {
+				lo = mid
+				continue
+			}
+			hi = mid
+			continue
+		}
+		if sum(mid) > budget {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi/lo < 1+1e-6 {
+			break
+		}
+	}
+	return hi
+}
