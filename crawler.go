@@ -43,6 +43,8 @@ type Crawler struct {
 	validators validatorBook
 	// rate spaces every request of the crawl (Config.MaxRate); nil: no budget.
 	rate *rateGate
+	// demand plans the revisits of a continuous crawl.
+	demand *demand
 
 	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
 	space     *space
@@ -64,6 +66,7 @@ func New(cfg Config) (*Crawler, error) {
 	c.robots.hosts = make(map[string]*hostRobots)
 	c.space = newSpace()
 	c.rate = newRateGate(cfg.MaxRate)
+	c.demand = newDemand(cfg)
 	if !cfg.AllTypes {
 		c.extPolicy = fetch.DefaultExtensionPolicy()
 	}
@@ -92,7 +95,16 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		c.closeOutputs()
 		return nil, err
 	}
+	if err := c.validators.load(ctx, c.store); err != nil {
+		c.closeOutputs()
+		return nil, err
+	}
 	hosts, err := c.store.Hosts(ctx)
+	if err == nil && c.cfg.Continuous {
+		if err = c.planRevisits(ctx, hosts); err == nil {
+			hosts, err = c.store.Hosts(ctx)
+		}
+	}
 	if err != nil {
 		c.closeOutputs()
 		return nil, err
@@ -113,13 +125,21 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		}
 		c.sched.AddAt(h.Host, h.Pending, at)
 	}
-	c.cfg.Logger.Info("crawl starting", "job", c.cfg.JobDir, "hosts", len(hosts), "recrawl", c.cfg.Recrawl)
+	c.cfg.Logger.Info("crawl starting", "job", c.cfg.JobDir, "hosts", len(hosts), "recrawl", c.cfg.Recrawl, "continuous", c.cfg.Continuous)
 
-	// Stopping early (the page budget is spent, the store failed) cancels
-	// acquireCtx only: workers take no new host, and the requests already
-	// sent are finished and recorded rather than thrown away.
+	// Stopping early (the page budget is spent, the store failed, the time
+	// given is up) cancels acquireCtx only: workers take no new host, and
+	// the requests already sent are finished and recorded rather than
+	// thrown away.
 	acquireCtx, stopAcquiring := context.WithCancel(ctx)
 	defer stopAcquiring()
+	if c.cfg.For > 0 {
+		timer := time.AfterFunc(c.cfg.For, func() {
+			c.setStop("time limit")
+			stopAcquiring()
+		})
+		defer timer.Stop()
+	}
 	var wg sync.WaitGroup
 	for range c.cfg.Workers {
 		wg.Go(func() { c.work(ctx, acquireCtx, stopAcquiring) })
@@ -127,6 +147,9 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	wg.Wait()
 
 	sum := c.finish(ctx)
+	if err := c.validators.save(context.WithoutCancel(ctx), c.store); err != nil && sum.Stopped == "finished" {
+		sum.Stopped = "error: " + err.Error()
+	}
 	if err := c.closeOutputs(); err != nil {
 		return &sum, err
 	}
@@ -356,6 +379,7 @@ func (c *Crawler) countDiscovered(added frontier.Added) {
 func (c *Crawler) noteAdded(added frontier.Added) {
 	for host, n := range added.Queued {
 		c.sched.Add(host, n)
+		c.demand.addFresh(host, n)
 	}
 	c.countDiscovered(added)
 }

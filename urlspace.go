@@ -184,11 +184,17 @@ func trapFound(t urlspace.Trap) TrapFound {
 func (c *Crawler) candidate(u *url.URL, depth int) frontier.Candidate {
 	drop := c.dropFunc(u)
 	fetchURL, _ := urlnorm.StripFunc(u, drop)
-	return frontier.Candidate{
+	cand := frontier.Candidate{
 		Host:      politenessKey(u),
 		Canonical: urlnorm.Key(u, drop),
 		Entry:     frontier.Entry{URL: fetchURL.String(), Depth: depth},
 	}
+	if c.cfg.Continuous {
+		// Due when found, so that revisits falling due take their turn
+		// among new URLs (see demand).
+		cand.Due = time.Now()
+	}
+	return cand
 }
 
 // dropFunc says which query parameters of u do not change its content.

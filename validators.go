@@ -1,6 +1,8 @@
 package gentlecrawl
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -74,6 +76,48 @@ type hostValidators struct {
 	// earlier modes.
 	honoured, ignored, ignoredBefore int
 	example                          string // an ETag that was ignored
+	// lies counts pages found changed, on a visit without validators,
+	// after 304s to the validators they still have; lieExample is one.
+	lies       int
+	lieExample string
+}
+
+// lyingAfter is how many pages must be caught with lying validators before
+// an origin's revisits are all made without them: one could be a page of
+// its own.
+const lyingAfter = 2
+
+// lied records that a page of origin changed while the server kept
+// answering 304 to the validators it still sends for it. It reports
+// whether the origin is now known to lie.
+func (b *validatorBook) lied(origin, url string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h := b.hosts[origin]
+	if h == nil {
+		if len(b.hosts) >= maxValidatorHosts {
+			return false
+		}
+		if b.hosts == nil {
+			b.hosts = make(map[string]*hostValidators)
+		}
+		h = &hostValidators{}
+		b.hosts[origin] = h
+	}
+	h.lies++
+	if h.lieExample == "" {
+		h.lieExample = url
+	}
+	return h.lies == lyingAfter
+}
+
+// lying says origin's validators were found to lie: its pages are
+// refreshed without them.
+func (b *validatorBook) lying(origin string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h := b.hosts[origin]
+	return h != nil && h.lies >= lyingAfter
 }
 
 // request returns the validators to send origin for a URL whose last
@@ -100,17 +144,18 @@ func (b *validatorBook) request(origin, etag, lastModified string) (string, stri
 
 // observe records the answer to a conditional request sent in mode:
 // notModified for a 304, sameBody for a complete 200 whose body equals
-// the one kept; etag is the ETag that was kept.
-func (b *validatorBook) observe(origin string, mode validatorMode, notModified, sameBody bool, etag, lastModified string) {
+// the one kept; etag is the ETag that was kept. It reports whether the
+// origin's mode changed.
+func (b *validatorBook) observe(origin string, mode validatorMode, notModified, sameBody bool, etag, lastModified string) (changed bool) {
 	if !notModified && !sameBody {
-		return // the page changed, or the answer says nothing
+		return false // the page changed, or the answer says nothing
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	h := b.hosts[origin]
 	if h == nil {
 		if notModified || len(b.hosts) >= maxValidatorHosts {
-			return // honoured as sent: nothing to learn
+			return false // honoured as sent: nothing to learn
 		}
 		if b.hosts == nil {
 			b.hosts = make(map[string]*hostValidators)
@@ -119,18 +164,18 @@ func (b *validatorBook) observe(origin string, mode validatorMode, notModified, 
 		b.hosts[origin] = h
 	}
 	if mode != h.mode {
-		return // sent before the mode changed
+		return false // sent before the mode changed
 	}
 	if notModified {
 		h.honoured++
-		return
+		return false
 	}
 	h.ignored++
 	if h.example == "" {
 		h.example = etag
 	}
 	if h.honoured > 0 {
-		return // honoured too: a page of its own, not the host's way
+		return false // honoured too: a page of its own, not the host's way
 	}
 	// Nothing honoured in this mode yet: try the next one.
 	_, suffixed := stripCoding(etag)
@@ -153,9 +198,11 @@ func (b *validatorBook) observe(origin string, mode validatorMode, notModified, 
 	case sendDateOnly:
 		next = sendGaveUp
 	}
-	if next != h.mode {
-		h.mode, h.ignoredBefore, h.ignored = next, h.ignoredBefore+h.ignored, 0
+	if next == h.mode {
+		return false
 	}
+	h.mode, h.ignoredBefore, h.ignored = next, h.ignoredBefore+h.ignored, 0
+	return true
 }
 
 // report says, per origin where validators as sent were ignored, what
@@ -167,6 +214,10 @@ func (b *validatorBook) report() map[string]string {
 	defer b.mu.Unlock()
 	out := make(map[string]string)
 	for origin, h := range b.hosts {
+		if h.lies >= lyingAfter {
+			out[origin] = fmt.Sprintf("validators lie: %d pages (e.g. %s) changed while the server answered 304 to their validators; refreshed without validators", h.lies, h.lieExample)
+			continue
+		}
 		ignored := h.ignoredBefore
 		if h.mode == sendBoth || h.mode == sendGaveUp {
 			ignored += h.ignored
@@ -187,4 +238,72 @@ func (b *validatorBook) report() map[string]string {
 		out[origin] = line
 	}
 	return out
+}
+
+// savedValidators is how an origin's learning is kept in the job (the
+// store's meta "validators"), so that a resumed crawl does not learn again
+// by sending what a server ignores.
+type savedValidators struct {
+	Mode          validatorMode `json:"mode"`
+	Honoured      int           `json:"honoured,omitempty"`
+	Ignored       int           `json:"ignored,omitempty"`
+	IgnoredBefore int           `json:"ignored_before,omitempty"`
+	Example       string        `json:"example,omitempty"`
+	Lies          int           `json:"lies,omitempty"`
+	LieExample    string        `json:"lie_example,omitempty"`
+}
+
+// metaValidators names the store's record of the validator book.
+const metaValidators = "validators"
+
+// save writes what was learned to the store.
+func (b *validatorBook) save(ctx context.Context, store interface {
+	SetMeta(context.Context, string, string) error
+}) error {
+	b.mu.Lock()
+	if len(b.hosts) == 0 {
+		b.mu.Unlock()
+		return nil
+	}
+	out := make(map[string]savedValidators, len(b.hosts))
+	for origin, h := range b.hosts {
+		out[origin] = savedValidators{h.mode, h.honoured, h.ignored, h.ignoredBefore, h.example, h.lies, h.lieExample}
+	}
+	b.mu.Unlock()
+	v, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return store.SetMeta(ctx, metaValidators, string(v))
+}
+
+// load reads what earlier runs of the job learned. A record it cannot read
+// is an error: the job directory is damaged.
+func (b *validatorBook) load(ctx context.Context, store interface {
+	Meta(context.Context, string) (string, error)
+}) error {
+	v, err := store.Meta(ctx, metaValidators)
+	if err != nil || v == "" {
+		return err
+	}
+	var in map[string]savedValidators
+	if err := json.Unmarshal([]byte(v), &in); err != nil {
+		return fmt.Errorf("job directory: corrupt record of validators: %w", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.hosts == nil {
+		b.hosts = make(map[string]*hostValidators)
+	}
+	for origin, s := range in {
+		if len(b.hosts) >= maxValidatorHosts {
+			break
+		}
+		if s.Mode > sendGaveUp {
+			return fmt.Errorf("job directory: unknown validator mode %d for %s", s.Mode, origin)
+		}
+		b.hosts[origin] = &hostValidators{mode: s.Mode, honoured: s.Honoured, ignored: s.Ignored, ignoredBefore: s.IgnoredBefore,
+			example: s.Example, lies: s.Lies, lieExample: s.LieExample}
+	}
+	return nil
 }

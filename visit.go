@@ -49,11 +49,25 @@ type turn struct {
 func (t *turn) settled() int {
 	n := t.carried
 	for _, r := range t.results {
-		if r.Outcome != frontier.Retry {
+		if r.Outcome != frontier.Retry && r.Revisit.IsZero() {
 			n++
 		}
 	}
 	return n
+}
+
+// release gives the turn's lease back to the frontier with its results.
+func (c *Crawler) release(ctx context.Context, t *turn, req frontier.ReleaseRequest) (frontier.Added, error) {
+	req.Lease, req.Results = t.lease, t.results
+	added, err := c.store.Release(ctx, req)
+	if err == nil {
+		for _, r := range t.results {
+			if r.Outcome != frontier.Retry && !r.Item.Recrawl {
+				c.demand.addFresh(t.host, -1) // a new URL settled
+			}
+		}
+	}
+	return added, err
 }
 
 // end releases the lease with its results and gives the host back to the
@@ -71,7 +85,7 @@ func (c *Crawler) end(ctx context.Context, t *turn, next time.Time, reason hostl
 	// A backoff (Retry-After, errors, slow answers) must hold after a
 	// restart; the host's own pacing is worked out again by resumeAfter.
 	pause := !deferred && reason == hostload.ReasonBackoff
-	added, err := c.store.Release(ctx, frontier.ReleaseRequest{Lease: t.lease, Results: t.results, Next: pace, Admit: c.admit, Pause: pause})
+	added, err := c.release(ctx, t, frontier.ReleaseRequest{Next: pace, Admit: c.admit, Pause: pause})
 	if err != nil {
 		c.sched.Release(t.host, 0, time.Now(), hostload.ReasonDelay)
 		return err
@@ -119,7 +133,7 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		}
 		// Every URL of the lease was settled without a request: give the
 		// lease back and, still holding the host, take the next ones.
-		if _, err := c.store.Release(ctx, frontier.ReleaseRequest{Lease: t.lease, Results: t.results, Next: time.Now()}); err != nil {
+		if _, err := c.release(ctx, t, frontier.ReleaseRequest{Next: time.Now()}); err != nil {
 			c.sched.Release(host, carried, time.Now(), hostload.ReasonDelay)
 			return err
 		}
@@ -227,6 +241,9 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			return fail(errBudgetSpent)
 		}
 		floor, why := floorFor(c.cfg.HostRules, host, time.Now(), r.gap, r.gapWhy)
+		if c.cfg.Continuous {
+			c.demand.pace(host, floor)
+		}
 		load := c.sched.Load(host, floor, why)
 		if n := load.Concurrency(c.cfg.MaxPerHost); n > 1 {
 			return true, c.visitMany(ctx, t, load, fetchJob{item, u}, n)
@@ -391,7 +408,8 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	req := fetch.Request{URL: u, AllTypes: item.Kind == kindSitemap}
 	origin := urlnorm.HostKey(u)
 	var sent validatorMode
-	if prev != nil {
+	recheck := prev != nil && c.cfg.Continuous && c.needsRecheck(origin, prev)
+	if prev != nil && !recheck {
 		req.ETag, req.LastModified, sent = c.validators.request(origin, prev.ETag, prev.LastModified)
 	}
 	if err := c.rate.wait(ctx); err != nil {
@@ -416,6 +434,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	o.End = h.Fetched
 	var links []frontier.Candidate
 	var outcome frontier.Outcome
+	duplicate := false // the page repeats another: not worth revisiting
 
 	if ferr != nil {
 		kind := errorKind(ferr)
@@ -436,7 +455,9 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		unchanged := res.NotModified && prev != nil
 		if prev != nil && res.Conditional {
 			same := res.Status == http.StatusOK && res.Complete() && res.SamePayload(prev.Digest)
-			c.validators.observe(origin, sent, unchanged, same, prev.ETag, prev.LastModified)
+			if c.validators.observe(origin, sent, unchanged, same, prev.ETag, prev.LastModified) {
+				c.saveValidators(ctx)
+			}
 		}
 		var saved int64
 		if unchanged {
@@ -450,19 +471,34 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 				h.LastModified = v
 			}
 			saved = max(0, prev.Size-res.WireBytes)
+			observeVisit(prev, h, res.Header, false, true, h.Fetched)
 		} else {
 			digest := res.PayloadDigest()
 			outcome = frontier.Fetched
+			changesBefore := h.Changes
 			switch {
 			case res.Skipped:
 				outcome = frontier.Skipped
 			case res.Status == http.StatusNotFound || res.Status == http.StatusGone:
 				outcome = frontier.Gone
-			case prev != nil && res.Status == prev.Status && res.SamePayload(prev.Digest):
+			case prev != nil && res.Status == capturedStatus(prev) && res.SamePayload(prev.Digest):
 				// No validators, or they changed, yet the same bytes.
 				outcome = frontier.Unchanged
 			case prev != nil && prev.Digest != "" && res.Complete():
 				h.Changes++ // the revisit schedule learns from this
+			}
+			changed := h.Changes > changesBefore
+			if res.Status == http.StatusOK && res.Complete() && (changed || outcome == frontier.Unchanged || prev == nil) {
+				observeVisit(prev, h, res.Header, changed, false, h.Fetched)
+				if changed && recheck && lastNotModified(prev) && sameValidators(prev, res.Header) {
+					// 304s to these validators, and yet the page changed.
+					dropLies(h)
+					h.DatesUnreliable = true
+					if c.validators.lied(origin, item.URL) {
+						c.cfg.Logger.Info("validators lie: refreshing without them", "origin", origin)
+						c.saveValidators(ctx)
+					}
+				}
 			}
 			h.ETag = res.Header.Get("ETag")
 			h.LastModified = res.Header.Get("Last-Modified")
@@ -477,11 +513,14 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			} else {
 				links, canonical, found = c.follow(item, res)
 			}
-			if res.Status == http.StatusOK && res.Complete() {
+			if res.Status == http.StatusOK && res.Complete() && prev == nil {
+				// A page is judged on its first visit; a revisit finds
+				// the same URL, not another page with its content.
 				key, follow := c.judgePage(item, res, canonical, found, links)
 				c.observe(res.URL, key)
 				if !follow {
 					links = nil
+					duplicate = true
 				}
 			}
 		}
@@ -509,7 +548,39 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		c.stats.update(func(s *Summary) { s.Retries++ })
 		return frontier.Result{Item: item, Outcome: frontier.Retry}, o, nil
 	}
-	return frontier.Result{Item: item, Outcome: outcome, Canonical: canon, History: h, Add: links}, o, nil
+	if c.cfg.Continuous {
+		c.demand.count(politenessKey(u), prev, h)
+	}
+	var revisit time.Time
+	if !duplicate {
+		revisit = c.revisitAt(politenessKey(u), outcome, h, h.Fetched)
+	}
+	return frontier.Result{Item: item, Outcome: outcome, Canonical: canon, History: h, Add: links, Revisit: revisit}, o, nil
+}
+
+// lastNotModified says the last visit of a page was answered 304.
+func lastNotModified(h *frontier.History) bool {
+	return len(h.Observed) > 0 && h.Observed[len(h.Observed)-1].NotModified
+}
+
+// capturedStatus is the status of a history's last full capture: a 304
+// stands for the 200 it confirmed.
+func capturedStatus(h *frontier.History) int {
+	if h.Status == http.StatusNotModified {
+		return http.StatusOK
+	}
+	return h.Status
+}
+
+// sameValidators says a response carries the validators kept from the
+// last full capture: the same ETag, or with no ETag the same
+// Last-Modified.
+func sameValidators(prev *frontier.History, hdr http.Header) bool {
+	if etag := hdr.Get("ETag"); etag != "" || prev.ETag != "" {
+		return etag == prev.ETag
+	}
+	lm := hdr.Get("Last-Modified")
+	return lm != "" && lm == prev.LastModified
 }
 
 // noteLoad keeps, for the summary, where a host that pushed back settled

@@ -27,6 +27,12 @@ type crawlFlags struct {
 	scope        string
 	crawlDelay   string
 	recrawl      bool
+	continuous   bool
+	forDur       time.Duration
+	revisitMin   time.Duration
+	revisitMax   time.Duration
+	refreshShare float64
+	recheckEvery int
 	allTypes     bool
 	sitemaps     []string
 	noSitemaps   bool
@@ -53,6 +59,8 @@ at least --delay between requests to a host (longer if robots.txt asks with Craw
 All state is kept in --job DIR; running the same command again resumes an unfinished crawl.`,
 		Example: `  gentlecrawl crawl --job jobs/example --from you@example.org https://example.org/
   gentlecrawl crawl --job jobs/example --recrawl      # fetch everything again with conditional GET
+  gentlecrawl crawl --job jobs/example --continuous --max-rate 0.5 https://example.org/
+                                                      # keep it fresh: revisit pages as often as they change
   gentlecrawl crawl --job jobs/local --allow-private-networks \
       --connect-to a.test:80:127.0.0.1:8080 http://a.test/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,6 +93,12 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.StringArrayVar(&f.include, "include", nil, "follow only URLs matching this regular expression (repeatable: any of them)")
 	fs.StringArrayVar(&f.exclude, "exclude", nil, "never follow URLs matching this regular expression (repeatable)")
 	fs.BoolVar(&f.recrawl, "recrawl", false, "fetch every URL the job knows again, with conditional GET (If-None-Match / If-Modified-Since)")
+	fs.BoolVar(&f.continuous, "continuous", false, "do not stop when nothing new is left: revisit each page about as often as it changes, within the budget, and keep discovering; ends on Ctrl-C (resume with the same command) or after --for")
+	fs.DurationVar(&f.forDur, "for", 0, "end the crawl after this long, with exit status 0 (0: no limit)")
+	fs.DurationVar(&f.revisitMin, "revisit-min", time.Hour, "with --continuous: never revisit a page sooner than this")
+	fs.DurationVar(&f.revisitMax, "revisit-max", 30*24*time.Hour, "with --continuous: revisit every page at least this often")
+	fs.Float64Var(&f.refreshShare, "refresh-share", 0.5, "with --continuous: the share of each host's budget planned for revisits while new URLs wait (0 < share ≤ 1; all of it when none wait)")
+	fs.IntVar(&f.recheckEvery, "recheck-every", 8, "with --continuous: after this many 304s in a row, refresh a page once without validators, to catch servers whose validators lie (-1: never)")
 	fs.BoolVar(&f.allTypes, "all-types", false, "download every kind of file (by default audio, video, executables, archives and disk images are skipped)")
 	fs.StringArrayVar(&f.sitemaps, "sitemap", nil, "also read this sitemap (XML, index, gzip or text) for URLs (repeatable)")
 	fs.BoolVar(&f.noSitemaps, "no-sitemaps", false, "do not read the sitemaps listed in robots.txt")
@@ -118,6 +132,15 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 	if f.delay < 0 {
 		return gentlecrawl.Config{}, fmt.Errorf("--delay %v: must not be negative", f.delay)
 	}
+	if !f.continuous && (f.revisitMin != time.Hour || f.revisitMax != 30*24*time.Hour || f.refreshShare != 0.5 || f.recheckEvery != 8) {
+		return gentlecrawl.Config{}, errors.New("--revisit-min, --revisit-max, --refresh-share and --recheck-every apply to --continuous crawls only")
+	}
+	if f.continuous && f.recrawl {
+		return gentlecrawl.Config{}, errors.New("--continuous and --recrawl: give one (a continuous crawl revisits every page itself)")
+	}
+	if f.recheckEvery == 0 {
+		return gentlecrawl.Config{}, errors.New("--recheck-every 0: give a number of 304s, or -1 for never")
+	}
 	level := slog.LevelError
 	if f.verbose {
 		level = slog.LevelInfo
@@ -135,6 +158,12 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		MaxDepth:             f.maxDepth,
 		Scope:                scope,
 		Recrawl:              f.recrawl,
+		Continuous:           f.continuous,
+		For:                  f.forDur,
+		RevisitMin:           f.revisitMin,
+		RevisitMax:           f.revisitMax,
+		RefreshShare:         f.refreshShare,
+		RecheckEvery:         f.recheckEvery,
 		AllTypes:             f.allTypes,
 		Sitemaps:             f.sitemaps,
 		Include:              f.include,

@@ -297,9 +297,10 @@ func DatedRate(obs []Observation) float64 {
 
 // MaxVisitsPerChange bounds how often a page is visited for what it is
 // worth: never more than this many times per expected change (its copy is
-// then fresh about 97.5 % of the time, and more visits buy almost
-// nothing), however much budget is left over.
-const MaxVisitsPerChange = 20
+// then fresh about 94 % of the time, and each further visit buys less
+// than a percent), however much budget is left over: a site's requests are
+// not spent where they buy almost nothing.
+const MaxVisitsPerChange = 8
 
 // Frequency is the visit frequency (per second) of a page of rate lambda
 // at the price mu of the freshness-optimal allocation (see Allocate),

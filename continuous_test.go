@@ -1,0 +1,182 @@
+package gentlecrawl_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
+)
+
+// changingWeb starts a one-host simweb whose pages change (Changes began
+// an hour ago, so a page's Last-Modified tells its recent past), and
+// returns it with its server's catch-all address.
+func changingWeb(t *testing.T, seed int64, pages int, changes simweb.Changes) (*simweb.Web, *simweb.Host, string) {
+	t.Helper()
+	if changes.Start.IsZero() {
+		changes.Start = time.Now().Add(-time.Hour)
+	}
+	web, err := simweb.New(simweb.Config{Seed: seed, Hosts: 1, PagesPerHost: pages, Profiles: []simweb.Profile{simweb.ProfileAllow},
+		HostOptions: func(int, string) simweb.HostOptions { return simweb.HostOptions{Changes: &changes} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return web, web.Hosts()[0], srv.CatchAll()
+}
+
+// fetchTimes returns, per path, the start of each GET the log shows.
+func fetchTimes(log []simweb.LogEntry) map[string][]time.Time {
+	out := map[string][]time.Time{}
+	for _, e := range log {
+		if e.Method == "GET" {
+			out[e.Path] = append(out[e.Path], e.Start)
+		}
+	}
+	return out
+}
+
+// maxInWindow is the most requests of the log that start within any
+// window of length w.
+func requestsInWindow(log []simweb.LogEntry, w time.Duration) int {
+	var ts []time.Time
+	for _, e := range log {
+		ts = append(ts, e.Start)
+	}
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	most, j := 0, 0
+	for i := range ts {
+		for ts[i].Sub(ts[j]) >= w {
+			j++
+		}
+		most = max(most, i-j+1)
+	}
+	return most
+}
+
+// TestContinuous: a continuous crawl of a web whose pages change at known
+// rates fetches every page, revisits the pages that change more often than
+// the static ones, never revisits a page within --revisit-min, never
+// exceeds --max-rate over any 10 s, and ends after --for with its revisits
+// kept: run again, it discovers nothing anew and does not fetch the static
+// pages again, whose revisit is far off.
+func TestContinuous(t *testing.T) {
+	const rate = 4.0
+	for _, seed := range []int64{2, 9} {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel()
+			// Per seed, a different number of pages and mix of rates.
+			pages := 25 + int(seed)*2
+			fast := 1.0 / float64(4+seed)
+			web, h, catchAll := changingWeb(t, seed, pages, simweb.Changes{Rates: []float64{fast, 1.0 / 900}, Static: 0.3})
+			job := t.TempDir()
+			cfg := gentlecrawl.Config{
+				JobDir: job, Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 4,
+				ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
+				Continuous: true, For: 20 * time.Second, MaxRate: rate,
+				RevisitMin: time.Second, RevisitMax: time.Hour,
+			}
+			sum := mustCrawl(t, t.Context(), cfg)
+			if sum.Stopped != "time limit" {
+				t.Errorf("stopped %q, want time limit", sum.Stopped)
+			}
+			log := web.Requests()
+			if most, limit := requestsInWindow(log, 10*time.Second), int(rate*10)+1; most > limit {
+				t.Errorf("%d requests within 10 s; --max-rate %v allows %d", most, rate, limit)
+			}
+			times := fetchTimes(log)
+			var fastN, staticN []int
+			for _, r := range h.Resources() {
+				if !strings.HasPrefix(r.ContentType, "text/html") {
+					continue
+				}
+				ts := times[r.Path]
+				if len(ts) == 0 {
+					t.Errorf("%s never fetched", r.Path)
+					continue
+				}
+				for i := 1; i < len(ts); i++ {
+					if gap := ts[i].Sub(ts[i-1]); gap < cfg.RevisitMin {
+						t.Errorf("%s fetched again after %v, within --revisit-min", r.Path, gap)
+					}
+				}
+				switch lambda, _ := h.ChangeRate(r.Path); lambda {
+				case fast:
+					fastN = append(fastN, len(ts))
+				case 0:
+					staticN = append(staticN, len(ts))
+				}
+			}
+			mean := func(xs []int) float64 {
+				s := 0
+				for _, x := range xs {
+					s += x
+				}
+				return float64(s) / float64(max(len(xs), 1))
+			}
+			t.Logf("%d requests; fetches per fast page %v (mean %.1f), per static page %v; by purpose %v",
+				len(log), fastN, mean(fastN), staticN, sum.ByPurpose)
+			if len(fastN) == 0 || len(staticN) == 0 {
+				t.Fatal("the web has no fast or no static pages; choose other parameters")
+			}
+			if mean(fastN) <= mean(staticN)+1 {
+				t.Errorf("fast pages fetched %.1f times on average, static ones %.1f: the schedule does not follow change", mean(fastN), mean(staticN))
+			}
+			if sum.ByPurpose["refresh"] == 0 {
+				t.Error("no refresh counted")
+			}
+
+			// Again: the revisits planned are in the job.
+			web.ResetLog()
+			cfg.For = 5 * time.Second
+			sum = mustCrawl(t, t.Context(), cfg)
+			if n := sum.ByPurpose["discovery"]; n != 0 {
+				t.Errorf("the second run made %d discovery fetches; every URL was known", n)
+			}
+			again := fetchTimes(web.Requests())
+			for _, r := range h.Resources() {
+				if lambda, ok := h.ChangeRate(r.Path); ok && lambda == 0 && strings.HasPrefix(r.ContentType, "text/html") && len(again[r.Path]) > 0 {
+					t.Errorf("static page %s fetched again in the second run", r.Path)
+				}
+			}
+		})
+	}
+}
+
+// TestContinuousLyingValidators: on a host whose validators never change
+// (every conditional GET answers 304, whatever changed), a continuous crawl
+// sends a page without validators after a few 304s in a row, finds it
+// changed, names the host in the summary, and from then on refreshes
+// without validators, so it sees the changes. (Its pages' old
+// Last-Modified says they are static: only --revisit-max brings the crawl
+// back to them.)
+func TestContinuousLyingValidators(t *testing.T) {
+	t.Parallel()
+	web, h, catchAll := changingWeb(t, 4, 12, simweb.Changes{Rates: []float64{1.0 / 3}, Lying: true})
+	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 2,
+		ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
+		Continuous: true, For: 15 * time.Second, MaxRate: 6,
+		RevisitMin: time.Second, RevisitMax: 2 * time.Second, RecheckEvery: 2,
+	})
+	report := sum.Validators[h.URL("")]
+	t.Logf("validators: %q; by status %v", report, sum.ByStatus)
+	if !strings.Contains(report, "lie") {
+		t.Fatalf("the summary does not say the validators lie: %v", sum.Validators)
+	}
+	// After the host is found out, no request carries validators.
+	log := web.Requests()
+	last := log[len(log)-len(log)/4:]
+	for _, e := range last {
+		if e.IfNoneMatch != "" || e.IfModifiedSince != "" {
+			t.Errorf("%s at %v sent validators after the host was found to lie", e.Path, e.Start.Format("15:04:05.000"))
+		}
+	}
+}

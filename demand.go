@@ -1,0 +1,342 @@
+package gentlecrawl
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/revisit"
+)
+
+// demand plans the revisits of a continuous crawl (Config.Continuous).
+//
+// Each page's rate of change is estimated from its visits
+// (frontier.History.Observed, see observeVisit), and each host's rates are
+// kept binned (revisit.Demand). A host's refresh budget is the request rate
+// its pace allows — the gap politeness sets, and a share of MaxRate — of
+// which RefreshShare while new URLs of the host wait, and all of it when
+// none do. The price of the freshness-optimal allocation of that budget
+// (Cho and Garcia-Molina) gives each page its visit frequency, within
+// RevisitMin and RevisitMax: a page that changes faster than the budget can
+// follow gets less, not more. The revisit is queued in the frontier, due at
+// the last visit plus the page's interval, so it is durable and a revisit
+// is a request like any other for politeness and host load.
+//
+// New URLs of a continuous crawl are queued due when they are found, not
+// at once, so that revisits that fall due interleave with discovery in the
+// order they fell due rather than wait for the whole backlog.
+type demand struct {
+	minFreq, maxFreq float64 // visits per second: 1/RevisitMax, 1/RevisitMin
+	share            float64 // Config.RefreshShare
+	maxRate          float64 // Config.MaxRate; 0: none
+
+	mu    sync.Mutex
+	hosts map[string]*hostDemand
+}
+
+// hostDemand is what demand keeps per host.
+type hostDemand struct {
+	rates    revisit.Demand
+	capacity float64 // requests per second its pace allows; 0: not known yet
+	fresh    int     // URLs queued as new and not settled yet
+	price    float64
+	priced   time.Time // when price was worked out
+	dirty    int       // rate changes since
+}
+
+// repriceEvery bounds how long a host's price is kept before the rates and
+// budget that changed since are taken in.
+const repriceEvery = time.Second
+
+func newDemand(cfg Config) *demand {
+	return &demand{
+		minFreq: 1 / cfg.RevisitMax.Seconds(),
+		maxFreq: 1 / cfg.RevisitMin.Seconds(),
+		share:   cfg.RefreshShare,
+		maxRate: cfg.MaxRate,
+		hosts:   make(map[string]*hostDemand),
+	}
+}
+
+func (d *demand) host(name string) *hostDemand {
+	h := d.hosts[name]
+	if h == nil {
+		h = &hostDemand{}
+		d.hosts[name] = h
+	}
+	return h
+}
+
+// rateOf is the estimated change rate of a page from its history, and false
+// when its visits say nothing yet.
+func rateOf(h *frontier.History) (float64, bool) {
+	if h == nil || len(h.Observed) == 0 {
+		return 0, false
+	}
+	obs := make([]revisit.Observation, len(h.Observed))
+	for i, o := range h.Observed {
+		obs[i] = revisit.Observation{Interval: o.Interval, Changed: o.Changed, Dated: o.Dated, Age: o.Age, Before: o.Before}
+	}
+	r := revisit.Estimate(obs, !h.DatesUnreliable)
+	return r, r > 0
+}
+
+// pace tells demand the gap its host's politeness sets between requests.
+func (d *demand) pace(host string, gap time.Duration) {
+	capacity := 1 / math.Max(gap.Seconds(), 0.01)
+	d.mu.Lock()
+	d.host(host).capacity = capacity
+	d.mu.Unlock()
+}
+
+// addFresh counts n URLs of host queued as new (negative: settled).
+func (d *demand) addFresh(host string, n int) {
+	d.mu.Lock()
+	h := d.host(host)
+	h.fresh = max(0, h.fresh+n)
+	d.mu.Unlock()
+}
+
+// count takes a page's estimate into its host's rates: its rate from the
+// history before the visit out, the one after in.
+func (d *demand) count(host string, before, after *frontier.History) {
+	old, hadOld := rateOf(before)
+	rate, ok := rateOf(after)
+	if !hadOld && !ok {
+		return
+	}
+	d.mu.Lock()
+	h := d.host(host)
+	if hadOld {
+		h.rates.Add(old, -1)
+	}
+	if ok {
+		h.rates.Add(rate, 1)
+	}
+	h.dirty++
+	d.mu.Unlock()
+}
+
+// interval is how long after a visit a page of host, with the history
+// after that visit, is visited again.
+func (d *demand) interval(host string, h *frontier.History, now time.Time) time.Duration {
+	rate, ok := rateOf(h)
+	d.mu.Lock()
+	hd := d.host(host)
+	if !ok {
+		rate = d.prior(hd)
+	}
+	price := d.priceOf(hd, now)
+	d.mu.Unlock()
+	f := revisit.Frequency(rate, price, d.minFreq, d.maxFreq)
+	return time.Duration(float64(time.Second) / f)
+}
+
+// prior is the rate assumed for a page whose visits say nothing yet: the
+// median of its host's pages, else the geometric middle of the bounds.
+func (d *demand) prior(h *hostDemand) float64 {
+	if m := h.rates.Median(); m > 0 {
+		return m
+	}
+	return math.Sqrt(d.minFreq * d.maxFreq)
+}
+
+// priceOf returns the host's price, worked out again when it is older
+// than repriceEvery or a twentieth of its pages changed estimate since.
+func (d *demand) priceOf(h *hostDemand, now time.Time) float64 {
+	if now.Sub(h.priced) < repriceEvery && h.dirty*20 < h.rates.Len() {
+		return h.price
+	}
+	h.price = h.rates.Price(d.budget(h), d.minFreq, d.maxFreq)
+	h.priced, h.dirty = now, 0
+	return h.price
+}
+
+// budget is the visits per second planned for a host's revisits.
+func (d *demand) budget(h *hostDemand) float64 {
+	capacity := h.capacity
+	if d.maxRate > 0 {
+		active := 0
+		for _, o := range d.hosts {
+			if o.rates.Len() > 0 || o.fresh > 0 {
+				active++
+			}
+		}
+		share := d.maxRate / float64(max(active, 1))
+		if capacity == 0 || share < capacity {
+			capacity = share
+		}
+	}
+	if capacity == 0 {
+		capacity = 1 // not paced yet: one request a second
+	}
+	if h.fresh > 0 {
+		return capacity * d.share
+	}
+	return capacity
+}
+
+// revisitAt is when a continuous crawl visits a URL again after a visit
+// with this outcome, or zero for none. Pages fetched, unchanged or not
+// changed are planned from their estimated rate; pages gone or failing are
+// looked at again after the longest interval; URLs settled without a
+// request (disallowed, duplicates, skipped) are not revisited.
+func (c *Crawler) revisitAt(host string, outcome frontier.Outcome, h *frontier.History, now time.Time) time.Time {
+	if !c.cfg.Continuous || h == nil {
+		return time.Time{}
+	}
+	switch outcome {
+	case frontier.Fetched, frontier.Unchanged:
+		return now.Add(c.demand.interval(host, h, now))
+	case frontier.Gone, frontier.Failed:
+		return now.Add(c.cfg.RevisitMax)
+	}
+	return time.Time{}
+}
+
+// planRevisits starts a continuous crawl: every page's estimate is counted,
+// and the pages visited by earlier runs that are not queued (a job crawled
+// without Continuous) are queued for their revisit.
+func (c *Crawler) planRevisits(ctx context.Context, hosts []frontier.HostInfo) error {
+	type idle struct {
+		host string
+		h    *frontier.History
+	}
+	var waiting []idle
+	pendingOf := make(map[string]int)
+	err := c.store.EachHistory(ctx, func(h *frontier.History) error {
+		u, err := url.Parse(h.URL)
+		if err != nil {
+			return nil
+		}
+		host := politenessKey(u)
+		c.demand.count(host, nil, h)
+		switch {
+		case h.Pending:
+			pendingOf[host]++
+		case h.Outcome == string(frontier.Fetched) || h.Outcome == string(frontier.Unchanged) ||
+			h.Outcome == string(frontier.Gone) || h.Outcome == string(frontier.Failed):
+			waiting = append(waiting, idle{host, h})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, hi := range hosts {
+		c.demand.addFresh(hi.Host, hi.Pending-pendingOf[hi.Host])
+	}
+	now := time.Now()
+	var batch []frontier.Candidate
+	for i, w := range waiting {
+		u, _ := url.Parse(w.h.URL)
+		cand := c.candidate(u, 0)
+		cand.Recrawl = true
+		cand.Hops = w.h.Hops
+		cand.Due = c.revisitAt(w.host, frontier.Outcome(w.h.Outcome), w.h, w.h.Fetched)
+		if cand.Due.Before(now) {
+			cand.Due = now
+		}
+		batch = append(batch, cand)
+		if len(batch) == 1000 || i == len(waiting)-1 {
+			added, err := c.store.Add(ctx, frontier.Batch{Requeue: batch})
+			if err != nil {
+				return err
+			}
+			for host, n := range added.Queued {
+				c.sched.Add(host, n)
+			}
+			batch = batch[:0]
+		}
+	}
+	return nil
+}
+
+// observeVisit adds what a visit saw to the page's history h (the
+// history before it is prev, nil for a first visit): the interval since the
+// last visit, whether the page changed, and how long ago it changed by its
+// Last-Modified when that can be trusted. changed says the content
+// differs from the last capture; notModified, that the server answered 304.
+func observeVisit(prev, h *frontier.History, res http.Header, changed, notModified bool, now time.Time) {
+	lm, lmOK := time.Time{}, false
+	if v := res.Get("Last-Modified"); v != "" {
+		if t, err := http.ParseTime(v); err == nil {
+			lm, lmOK = t, true
+		}
+	}
+	// HTTP dates have one-second resolution, and clocks differ a little.
+	const slack = 2 * time.Second
+	if prev == nil || prev.Fetched.IsZero() {
+		if lmOK && lm.Before(now) {
+			h.Observe(frontier.Observation{Interval: now.Sub(lm), Before: true})
+		}
+		return
+	}
+	o := frontier.Observation{Interval: max(0, now.Sub(prev.Fetched)), Changed: changed, NotModified: notModified}
+	switch {
+	case changed && lmOK && lm.After(prev.Fetched.Add(-slack)) && !lm.After(now.Add(slack)):
+		o.Dated, o.Age = true, max(0, now.Sub(lm))
+	case changed && lmOK:
+		// The content changed, but its date says it did not since the
+		// last visit (or names the future): the dates cannot be used.
+		h.DatesUnreliable = true
+	case !changed && !notModified && lmOK && prev.LastModified != "" && res.Get("Last-Modified") != prev.LastModified:
+		if plm, err := http.ParseTime(prev.LastModified); err == nil && lm.After(plm) {
+			// The date moved while the content stayed.
+			h.DatesUnreliable = true
+		}
+	}
+	h.Observe(o)
+}
+
+// needsRecheck says a refresh of a page is sent without validators: its
+// last RecheckEvery visits were all answered 304 (a server whose
+// validators lie answers 304 whatever changed), or its origin's validators
+// were found to lie.
+func (c *Crawler) needsRecheck(origin string, prev *frontier.History) bool {
+	if c.validators.lying(origin) {
+		return true
+	}
+	n := c.cfg.RecheckEvery
+	if n <= 0 || len(prev.Observed) < n {
+		return false
+	}
+	for _, o := range prev.Observed[len(prev.Observed)-n:] {
+		if !o.NotModified {
+			return false
+		}
+	}
+	return true
+}
+
+// dropLies merges the visits answered 304 just before a visit that found,
+// without validators, that the page had changed while its validators
+// stayed the same: those 304s were not evidence. The change happened
+// somewhere in the merged interval.
+func dropLies(h *frontier.History) {
+	n := len(h.Observed)
+	if n == 0 {
+		return
+	}
+	last := h.Observed[n-1]
+	i := n - 1
+	for i > 0 && h.Observed[i-1].NotModified {
+		i--
+		last.Interval += h.Observed[i].Interval
+	}
+	last.Dated, last.Age = false, 0
+	h.Observed = append(h.Observed[:i], last)
+}
+
+// saveValidators keeps what the validator book learned in the job now,
+// rather than at the end of the run: a change of an origin's mode is rare
+// and worth surviving a kill.
+func (c *Crawler) saveValidators(ctx context.Context) {
+	if err := c.validators.save(ctx, c.store); err != nil {
+		c.cfg.Logger.Warn("cannot save what was learned of validators", "err", err)
+	}
+}
