@@ -36,6 +36,73 @@ type demand struct {
 
 	mu    sync.Mutex
 	hosts map[string]*hostDemand
+	// hints are what sitemaps said of URLs not visited yet, by canonical
+	// URL: taken (and forgotten) at the first visit.
+	hints map[string]sitemapHint
+}
+
+// sitemapHint is what a sitemap says of a page: <lastmod> and <changefreq>
+// as a rate (0: not given). Google ignores <changefreq> and trusts
+// <lastmod> only when a site keeps it accurate; here both are used only
+// until the page's own visits say something.
+type sitemapHint struct {
+	lastMod time.Time
+	rate    float64
+}
+
+// maxHints bounds demand.hints; hints past it are dropped.
+const maxHints = 1 << 20
+
+// changeFreqRate is the rate a sitemap's <changefreq> stands for, in
+// changes per second ("always" and "never" are the bounds).
+func (d *demand) changeFreqRate(freq string) float64 {
+	const day = 86400
+	switch freq {
+	case "always":
+		return d.maxFreq
+	case "hourly":
+		return 1.0 / 3600
+	case "daily":
+		return 1.0 / day
+	case "weekly":
+		return 1.0 / (7 * day)
+	case "monthly":
+		return 1.0 / (30 * day)
+	case "yearly":
+		return 1.0 / (365 * day)
+	case "never":
+		// Slow enough that even the visits-per-change cap gives the
+		// longest interval.
+		return d.minFreq / revisit.MaxVisitsPerChange
+	}
+	return 0
+}
+
+// hint keeps what a sitemap said of a URL.
+func (d *demand) hint(canonical string, lastMod time.Time, freq string) {
+	h := sitemapHint{lastMod: lastMod, rate: d.changeFreqRate(freq)}
+	if h.lastMod.IsZero() && h.rate == 0 {
+		return
+	}
+	d.mu.Lock()
+	if d.hints == nil {
+		d.hints = make(map[string]sitemapHint)
+	}
+	if _, ok := d.hints[canonical]; ok || len(d.hints) < maxHints {
+		d.hints[canonical] = h
+	}
+	d.mu.Unlock()
+}
+
+// takeHint returns and forgets what a sitemap said of a URL.
+func (d *demand) takeHint(canonical string) (sitemapHint, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h, ok := d.hints[canonical]
+	if ok {
+		delete(d.hints, canonical)
+	}
+	return h, ok
 }
 
 // hostDemand is what demand keeps per host.
@@ -122,12 +189,17 @@ func (d *demand) count(host string, before, after *frontier.History) {
 }
 
 // interval is how long after a visit a page of host, with the history
-// after that visit, is visited again.
-func (d *demand) interval(host string, h *frontier.History, now time.Time) time.Duration {
+// after that visit, is visited again. hinted is the rate a sitemap gave
+// for it (0: none), used while its visits say nothing.
+func (d *demand) interval(host string, h *frontier.History, now time.Time, hinted float64) time.Duration {
 	rate, ok := rateOf(h)
 	d.mu.Lock()
 	hd := d.host(host)
-	if !ok {
+	switch {
+	case ok:
+	case hinted > 0:
+		rate = hinted
+	default:
 		rate = d.prior(hd)
 	}
 	price := d.priceOf(hd, now)
@@ -185,13 +257,13 @@ func (d *demand) budget(h *hostDemand) float64 {
 // changed are planned from their estimated rate; pages gone or failing are
 // looked at again after the longest interval; URLs settled without a
 // request (disallowed, duplicates, skipped) are not revisited.
-func (c *Crawler) revisitAt(host string, outcome frontier.Outcome, h *frontier.History, now time.Time) time.Time {
+func (c *Crawler) revisitAt(host string, outcome frontier.Outcome, h *frontier.History, now time.Time, hinted float64) time.Time {
 	if !c.cfg.Continuous || h == nil {
 		return time.Time{}
 	}
 	switch outcome {
 	case frontier.Fetched, frontier.Unchanged:
-		return now.Add(c.demand.interval(host, h, now))
+		return now.Add(c.demand.interval(host, h, now, hinted))
 	case frontier.Gone, frontier.Failed:
 		return now.Add(c.cfg.RevisitMax)
 	}
@@ -237,7 +309,7 @@ func (c *Crawler) planRevisits(ctx context.Context, hosts []frontier.HostInfo) e
 		cand := c.candidate(u, 0)
 		cand.Recrawl = true
 		cand.Hops = w.h.Hops
-		cand.Due = c.revisitAt(w.host, frontier.Outcome(w.h.Outcome), w.h, w.h.Fetched)
+		cand.Due = c.revisitAt(w.host, frontier.Outcome(w.h.Outcome), w.h, w.h.Fetched, 0)
 		if cand.Due.Before(now) {
 			cand.Due = now
 		}

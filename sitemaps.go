@@ -74,7 +74,11 @@ func (c *Crawler) sitemapEntries(item *frontier.Item, res *fetch.Result) []front
 		case c.extPolicy != nil && c.extSkip(e.URL):
 			c.stats.update(func(s *Summary) { s.SkippedExtension++ })
 		default:
-			out = append(out, c.candidate(e.URL, 0))
+			cand := c.candidate(e.URL, 0)
+			if c.cfg.Continuous {
+				c.demand.hint(cand.Canonical, e.LastMod, e.ChangeFreq)
+			}
+			out = append(out, cand)
 		}
 	}
 	c.stats.update(func(s *Summary) {

@@ -548,12 +548,21 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		c.stats.update(func(s *Summary) { s.Retries++ })
 		return frontier.Result{Item: item, Outcome: frontier.Retry}, o, nil
 	}
-	if c.cfg.Continuous {
-		c.demand.count(politenessKey(u), prev, h)
-	}
 	var revisit time.Time
-	if !duplicate {
-		revisit = c.revisitAt(politenessKey(u), outcome, h, h.Fetched)
+	if !duplicate && c.cfg.Continuous {
+		var hinted float64
+		if prev == nil {
+			if hint, ok := c.demand.takeHint(canon); ok {
+				hinted = hint.rate
+				if len(h.Observed) == 0 && !hint.lastMod.IsZero() && hint.lastMod.Before(h.Fetched) {
+					// No Last-Modified of its own: the sitemap's date
+					// says how long it has been still.
+					h.Observe(frontier.Observation{Interval: h.Fetched.Sub(hint.lastMod), Before: true})
+				}
+			}
+		}
+		c.demand.count(politenessKey(u), prev, h)
+		revisit = c.revisitAt(politenessKey(u), outcome, h, h.Fetched, hinted)
 	}
 	return frontier.Result{Item: item, Outcome: outcome, Canonical: canon, History: h, Add: links, Revisit: revisit}, o, nil
 }

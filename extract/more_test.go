@@ -234,8 +234,8 @@ func TestSitemapURLSet(t *testing.T) {
 	body := `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
   <url><loc> https://example.com/shop/a?x=1&amp;y=2 </loc><lastmod>2024-03-05</lastmod><changefreq>daily</changefreq></url>
-  <url><loc>https://example.com/shop/b</loc><lastmod>2024-03-05T10:20:30.5+01:00</lastmod></url>
-  <url><loc>https://example.com/shop/c</loc><lastmod>2024</lastmod></url>
+  <url><loc>https://example.com/shop/b</loc><lastmod>2024-03-05T10:20:30.5+01:00</lastmod><changefreq> Hourly </changefreq></url>
+  <url><loc>https://example.com/shop/c</loc><lastmod>2024</lastmod><changefreq>sometimes</changefreq></url>
   <url><loc>https://example.com/shop/d</loc><lastmod>2024-03-05T10:20Z</lastmod></url>
   <url><loc>https://example.com/shop/e</loc><lastmod>yesterday</lastmod></url>
   <url><loc>https://example.com/other/x</loc></url>
@@ -251,11 +251,11 @@ func TestSitemapURLSet(t *testing.T) {
 	}
 	var got []string
 	for _, e := range sm.URLs {
-		got = append(got, e.URL.String()+" "+e.LastMod.UTC().Format(time.RFC3339Nano))
+		got = append(got, strings.TrimSpace(e.URL.String()+" "+e.LastMod.UTC().Format(time.RFC3339Nano)+" "+e.ChangeFreq))
 	}
 	want := []string{
-		"https://example.com/shop/a?x=1&y=2 2024-03-05T00:00:00Z",
-		"https://example.com/shop/b 2024-03-05T09:20:30.5Z",
+		"https://example.com/shop/a?x=1&y=2 2024-03-05T00:00:00Z daily",
+		"https://example.com/shop/b 2024-03-05T09:20:30.5Z hourly",
 		"https://example.com/shop/c 2024-01-01T00:00:00Z",
 		"https://example.com/shop/d 2024-03-05T10:20:00Z",
 		"https://example.com/shop/e 0001-01-01T00:00:00Z",

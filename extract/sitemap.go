@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,15 @@ type SitemapEntry struct {
 	// zero when absent or not a W3C datetime. A date without a time zone
 	// is read as UTC.
 	LastMod time.Time
+	// ChangeFreq is the entry's <changefreq>, lower-cased, when it is one
+	// of the protocol's values (always, hourly, daily, weekly, monthly,
+	// yearly, never); "" otherwise.
+	ChangeFreq string
 }
+
+// changeFreqs are the values of <changefreq> the sitemaps protocol
+// defines.
+var changeFreqs = []string{"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
 
 // SitemapOptions configures ParseSitemap. The zero value is ready to use.
 type SitemapOptions struct {
@@ -147,7 +156,7 @@ func (s *scope) site(u *url.URL) bool { return urlnorm.HostKey(u) == s.hostKey }
 
 // add checks and appends one entry; it returns an error when the file
 // lists more than MaxURLs entries.
-func (o SitemapOptions) add(sm *Sitemap, s *scope, n *int, index bool, loc, lastmod string) error {
+func (o SitemapOptions) add(sm *Sitemap, s *scope, n *int, index bool, loc, lastmod, changefreq string) error {
 	*n++
 	if *n > o.MaxURLs {
 		return fmt.Errorf("%w: more than %d", ErrSitemapTooManyURLs, o.MaxURLs)
@@ -166,6 +175,9 @@ func (o SitemapOptions) add(sm *Sitemap, s *scope, n *int, index bool, loc, last
 	if lastmod != "" {
 		e.LastMod, _ = parseW3CDatetime(lastmod)
 	}
+	if f := strings.ToLower(changefreq); slices.Contains(changeFreqs, f) {
+		e.ChangeFreq = f
+	}
 	if index {
 		sm.Sitemaps = append(sm.Sitemaps, e)
 	} else {
@@ -183,7 +195,7 @@ func (o SitemapOptions) parseText(body []byte, sm *Sitemap, s *scope) error {
 		if line == "" {
 			continue
 		}
-		if err := o.add(sm, s, &n, false, line, ""); err != nil {
+		if err := o.add(sm, s, &n, false, line, "", ""); err != nil {
 			return err
 		}
 	}
@@ -202,8 +214,9 @@ func (o SitemapOptions) parseXML(body []byte, sm *Sitemap, s *scope) error {
 		n           int
 		root        string
 		inEntry     bool
-		field       string // "loc" or "lastmod" while inside one
+		field       string // "loc", "lastmod" or "changefreq" while inside one
 		loc, mod    strings.Builder
+		freq        strings.Builder
 		entryIsSite bool
 	)
 	for {
@@ -238,7 +251,8 @@ func (o SitemapOptions) parseXML(body []byte, sm *Sitemap, s *scope) error {
 				inEntry, entryIsSite = true, name == "sitemap"
 				loc.Reset()
 				mod.Reset()
-			case inEntry && (name == "loc" || name == "lastmod"):
+				freq.Reset()
+			case inEntry && (name == "loc" || name == "lastmod" || name == "changefreq"):
 				field = name
 			}
 		case xml.CharData:
@@ -251,6 +265,10 @@ func (o SitemapOptions) parseXML(body []byte, sm *Sitemap, s *scope) error {
 				if mod.Len()+len(t) <= 256 {
 					mod.Write(t)
 				}
+			case "changefreq":
+				if freq.Len()+len(t) <= 32 {
+					freq.Write(t)
+				}
 			}
 		case xml.EndElement:
 			name := strings.ToLower(t.Name.Local)
@@ -260,7 +278,7 @@ func (o SitemapOptions) parseXML(body []byte, sm *Sitemap, s *scope) error {
 			case inEntry && (name == "url" || name == "sitemap"):
 				inEntry = false
 				if l := strings.TrimSpace(loc.String()); l != "" {
-					if err := o.add(sm, s, &n, entryIsSite, l, strings.TrimSpace(mod.String())); err != nil {
+					if err := o.add(sm, s, &n, entryIsSite, l, strings.TrimSpace(mod.String()), strings.TrimSpace(freq.String())); err != nil {
 						return err
 					}
 				}
