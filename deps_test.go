@@ -18,7 +18,7 @@ var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli"},
 	"cmd/simweb":        {"internal/simweb"},
 	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch"},
-	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/urlspace", "internal/simhash"},
+	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/urlspace", "internal/simhash", "internal/revisit"},
 	"robots":            {},
 	"urlnorm":           {},
 	"extract":           {"urlnorm"},
