@@ -152,6 +152,21 @@ func rateOf(h *frontier.History) (float64, bool) {
 	return r, r > 0
 }
 
+// posterior is the rate of a page from its visits, with its host's pages
+// as the prior (revisit.Demand.Posterior), and false when its visits say
+// nothing yet.
+func (d *demand) posterior(hd *hostDemand, h *frontier.History) (float64, bool) {
+	if len(h.Observed) == 0 {
+		return 0, false
+	}
+	obs := make([]revisit.Observation, len(h.Observed))
+	for i, o := range h.Observed {
+		obs[i] = revisit.Observation{Interval: o.Interval, Changed: o.Changed, Dated: o.Dated, Age: o.Age, Before: o.Before}
+	}
+	r := hd.rates.Posterior(obs, !h.DatesUnreliable)
+	return r, r > 0
+}
+
 // pace tells demand the gap its host's politeness sets between requests.
 func (d *demand) pace(host string, gap time.Duration) {
 	capacity := 1 / math.Max(gap.Seconds(), 0.01)
@@ -192,9 +207,9 @@ func (d *demand) count(host string, before, after *frontier.History) {
 // after that visit, is visited again. hinted is the rate a sitemap gave
 // for it (0: none), used while its visits say nothing.
 func (d *demand) interval(host string, h *frontier.History, now time.Time, hinted float64) time.Duration {
-	rate, ok := rateOf(h)
 	d.mu.Lock()
 	hd := d.host(host)
+	rate, ok := d.posterior(hd, h)
 	switch {
 	case ok:
 	case hinted > 0:

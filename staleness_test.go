@@ -713,7 +713,53 @@ func stalenessCrawl(t *testing.T, seed int64, d time.Duration) (*stalenessRow, e
 	}
 	row.fig = tr.baselines(w, n, sh.budget, seed)
 	row.used = float64(n) / (sh.budget * w.seconds())
+	tr.logClasses(t, seed, fetches, w, n)
 	return row, nil
+}
+
+// logClasses logs, per true rate, the pages, the crawler's and the
+// optimum's mean fetches per page in the window, and each one's staleness
+// over those pages: where the crawler's fetches go, against where they
+// should.
+func (tr *stalenessTruth) logClasses(t *testing.T, seed int64, crawler [][]time.Time, w stalenessWindow, n int) {
+	opt, _ := tr.optimumFetches(w, n, rand.New(rand.NewPCG(uint64(seed), 0xc1a5)))
+	type class struct {
+		pages                   int
+		fetches, optFetches     int
+		staleness, optStaleness float64
+		least, most             int // fetches of one page
+	}
+	classes := map[float64]*class{}
+	var rates []float64
+	for i, r := range tr.rates {
+		c := classes[r]
+		if c == nil {
+			c = &class{}
+			classes[r] = c
+			rates = append(rates, r)
+		}
+		one := func(fs []time.Time) int { return fetchesIn([][]time.Time{fs}, w) }
+		if c.pages == 0 || one(crawler[i]) < c.least {
+			c.least = one(crawler[i])
+		}
+		c.most = max(c.most, one(crawler[i]))
+		c.pages++
+		c.fetches += one(crawler[i])
+		c.optFetches += one(opt[i])
+		c.staleness += tr.host.Staleness(tr.paths[i], crawler[i], w.from, w.to)
+		c.optStaleness += tr.host.Staleness(tr.paths[i], opt[i], w.from, w.to)
+	}
+	slices.Sort(rates)
+	for _, r := range rates {
+		c := classes[r]
+		p := float64(c.pages)
+		mean := "static"
+		if r > 0 {
+			mean = fmt.Sprintf("1/%.0fs", 1/r)
+		}
+		t.Logf("seed %d class %8s: %3d pages; fetches per page %6.2f, %d–%d (optimum %6.2f); staleness %.3f (optimum %.3f)",
+			seed, mean, c.pages, float64(c.fetches)/p, c.least, c.most, float64(c.optFetches)/p, c.staleness/p, c.optStaleness/p)
+	}
 }
 
 // maxInWindow returns the most times (sorted) that fall in any closed

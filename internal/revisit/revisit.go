@@ -272,12 +272,13 @@ func Estimate(obs []Observation, dates bool) float64 {
 // change ("Estimating frequency of change", §5). A visit that found no
 // change shows the page still for its whole interval; one that found a
 // change shows it still from its last change (Age) to the visit, and a
-// change at that date, whatever happened before it. With a Poisson
-// process of rate λ the likelihood is λ^X·e^(−λT), for X dated changes
-// and T the total still time (the Before time included), so the maximum
-// likelihood estimate is X/T. It is regularised as Rate is, with half a
-// change: (X + ½)/T is the posterior mean under the Jeffreys prior, finite
-// and positive when nothing changed yet. It returns 0 when T is 0.
+// change at that date, whatever happened before it. So does the first
+// visit (a Before observation): its Last-Modified dates a change, and the
+// page was still since. With a Poisson process of rate λ the likelihood is
+// λ^X·e^(−λT), for X dated changes and T the total still time, so the
+// maximum likelihood estimate is X/T. With no dated change yet it is
+// regularised as Rate is, with half a change: ½/T, finite and positive.
+// It returns 0 when T is 0.
 func DatedRate(obs []Observation) float64 {
 	var x, t float64
 	for _, o := range obs {
@@ -285,6 +286,9 @@ func DatedRate(obs []Observation) float64 {
 		case o.Changed:
 			x++
 			t += o.Age.Seconds()
+		case o.Before:
+			x++
+			t += o.Interval.Seconds()
 		default:
 			t += o.Interval.Seconds()
 		}
@@ -292,7 +296,7 @@ func DatedRate(obs []Observation) float64 {
 	if t <= 0 {
 		return 0
 	}
-	return (x + 0.5) / t
+	return math.Max(x, 0.5) / t
 }
 
 // MaxVisitsPerChange bounds how often a page is visited for what it is
@@ -371,16 +375,18 @@ func (d *Demand) Median() float64 {
 	return 0
 }
 
-// Price returns the price μ at which the pages' Frequency sums to budget
-// (visits per second for all of them), or 0 when the budget is more than
-// they can use: then every page is visited as often as its bounds allow.
+// Price returns the price μ of the freshness-optimal allocation of budget
+// (visits per second for all the pages) within [minFreq, maxFreq], or 0
+// when the budget is more than they can use. The cap of Frequency is not
+// part of it: what a capped page does not use is left unspent, not given
+// to the others, which would then get more than the optimum gives them.
 func (d *Demand) Price(budget, minFreq, maxFreq float64) float64 {
 	sum := func(mu float64) float64 {
 		s := 0.0
 		for b, c := range d.bins {
 			if c > 0 {
 				r := binRate(b)
-				s += float64(c) * Frequency(r, mu, minFreq, maxFreq)
+				s += float64(c) * freqAt(r, mu, minFreq, maxFreq)
 			}
 		}
 		return s
@@ -412,4 +418,84 @@ func (d *Demand) Price(budget, minFreq, maxFreq float64) float64 {
 		}
 	}
 	return hi
+}
+
+// minPriorPages is how many pages a Demand must count before Posterior
+// uses it as a prior.
+const minPriorPages = 30
+
+// Posterior estimates a page's change rate from its visits with the rates
+// of the other pages of its host (d) as the prior: the posterior mean over
+// d's bins, each weighted by its pages (plus a little, so that no rate is
+// ruled out) and by the likelihood of the visits at its rate — λ^X·e^(−λT)
+// when the visits are dated (see DatedRate), Π(1 − e^(−λt)) over the
+// intervals that saw a change times e^(−λ·Σt) over those that did not
+// otherwise (see Rate). A page with many visits gets about its own
+// estimate; one with few borrows from pages like it, which keeps a single
+// lucky or unlucky visit from deciding its schedule. With fewer than 30
+// pages in d it is Estimate.
+func (d *Demand) Posterior(obs []Observation, dates bool) float64 {
+	if d.total < minPriorPages || len(obs) == 0 {
+		return Estimate(obs, dates)
+	}
+	dated := false
+	var x, t float64
+	if dates {
+		dated = true
+		for _, o := range obs {
+			switch {
+			case o.Changed && !o.Dated:
+				dated = false
+			case o.Changed:
+				x++
+				t += o.Age.Seconds()
+			case o.Before:
+				x++
+				t += o.Interval.Seconds()
+			default:
+				t += o.Interval.Seconds()
+			}
+		}
+		dated = dated && t > 0
+	}
+	var changed []float64
+	var still float64
+	if !dated {
+		for _, o := range obs {
+			switch {
+			case o.Before || o.Interval <= 0:
+			case o.Changed:
+				changed = append(changed, o.Interval.Seconds())
+			default:
+				still += o.Interval.Seconds()
+			}
+		}
+		if len(changed) == 0 && still == 0 {
+			return Estimate(obs, dates)
+		}
+	}
+	logLik := func(l float64) float64 {
+		if dated {
+			return x*math.Log(l) - l*t
+		}
+		s := -l * still
+		for _, c := range changed {
+			s += math.Log(-math.Expm1(-l * c))
+		}
+		return s
+	}
+	const floor = 0.01 // pages a bin counts at least
+	best := math.Inf(-1)
+	var lw [demandBins]float64
+	for b, c := range d.bins {
+		lw[b] = math.Log(float64(c)+floor) + logLik(binRate(b))
+		best = math.Max(best, lw[b])
+	}
+	var num, den float64
+	for b := range d.bins {
+		w := math.Exp(lw[b] - best)
+		num += w * binRate(b)
+		den += w
+	}
+	return num / den
 }
