@@ -119,6 +119,13 @@ func TestRefusals(t *testing.T) {
 		{"bad crawl-delay", []string{"--crawl-delay", "sometimes", "http://a.test/"}, "--crawl-delay"},
 		{"bad agent", []string{"--user-agent", "my bot/1.0", "http://a.test/"}, "--user-agent"},
 		{"unknown flag", []string{"--speed", "fast", "http://a.test/"}, "unknown flag"},
+		{"revisit bounds without continuous", []string{"--revisit-min", "5m", "http://a.test/"}, "--continuous"},
+		{"continuous and recrawl", []string{"--continuous", "--recrawl", "http://a.test/"}, "--recrawl"},
+		{"revisit-min under a second", []string{"--continuous", "--revisit-min", "500ms", "http://a.test/"}, "--revisit-min"},
+		{"revisit-max below revisit-min", []string{"--continuous", "--revisit-min", "2h", "--revisit-max", "1h", "http://a.test/"}, "--revisit-max"},
+		{"refresh share above 1", []string{"--continuous", "--refresh-share", "1.5", "http://a.test/"}, "--refresh-share"},
+		{"recheck-every 0", []string{"--continuous", "--recheck-every", "0", "http://a.test/"}, "--recheck-every"},
+		{"negative for", []string{"--for", "-1s", "http://a.test/"}, "--for"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
