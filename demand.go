@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,7 +108,11 @@ func (d *demand) takeHint(canonical string) (sitemapHint, bool) {
 
 // hostDemand is what demand keeps per host.
 type hostDemand struct {
-	rates    revisit.Demand
+	rates revisit.Demand
+	// byType splits rates by kind of page (typeClass): HTML pages and
+	// the rest (images, PDFs …) change at different paces, so each is
+	// the other's poor prior.
+	byType   map[string]*revisit.Demand
 	capacity float64 // requests per second its pace allows; 0: not known yet
 	fresh    int     // URLs queued as new and not settled yet
 	price    float64
@@ -163,8 +168,34 @@ func (d *demand) posterior(hd *hostDemand, h *frontier.History) (float64, bool) 
 	for i, o := range h.Observed {
 		obs[i] = revisit.Observation{Interval: o.Interval, Changed: o.Changed, Dated: o.Dated, Age: o.Age, Before: o.Before}
 	}
-	r := hd.rates.Posterior(obs, !h.DatesUnreliable)
+	prior := &hd.rates
+	if t := hd.byType[typeClass(h)]; t != nil && t.Len() >= 30 {
+		prior = t
+	}
+	r := prior.Posterior(obs, !h.DatesUnreliable)
 	return r, r > 0
+}
+
+// typeClass is the kind of page a history is of, for priors: "html" or
+// "other".
+func typeClass(h *frontier.History) string {
+	if strings.Contains(strings.ToLower(h.ContentType), "html") {
+		return "html"
+	}
+	return "other"
+}
+
+// byType returns the rates of a host's pages of one type class.
+func (h *hostDemand) typeRates(class string) *revisit.Demand {
+	if h.byType == nil {
+		h.byType = make(map[string]*revisit.Demand)
+	}
+	t := h.byType[class]
+	if t == nil {
+		t = new(revisit.Demand)
+		h.byType[class] = t
+	}
+	return t
 }
 
 // pace tells demand the gap its host's politeness sets between requests.
@@ -195,9 +226,11 @@ func (d *demand) count(host string, before, after *frontier.History) {
 	h := d.host(host)
 	if hadOld {
 		h.rates.Add(old, -1)
+		h.typeRates(typeClass(before)).Add(old, -1)
 	}
 	if ok {
 		h.rates.Add(rate, 1)
+		h.typeRates(typeClass(after)).Add(rate, 1)
 	}
 	h.dirty++
 	d.mu.Unlock()

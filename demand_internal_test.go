@@ -103,3 +103,27 @@ func TestDropLies(t *testing.T) {
 		t.Errorf("after dropLies: %+v", h.Observed)
 	}
 }
+
+// TestTypePriors: a page borrows from pages of its own kind: with the
+// same visits, an image on a host whose HTML changes often and whose
+// images never do is estimated slower than an HTML page.
+func TestTypePriors(t *testing.T) {
+	d := testDemand()
+	page := func(ct string, age time.Duration) *frontier.History {
+		return &frontier.History{ContentType: ct, Observed: []frontier.Observation{{Interval: age, Before: true}}}
+	}
+	for range 40 {
+		d.count("a.test", nil, page("text/html; charset=utf-8", time.Hour))
+		d.count("a.test", nil, page("image/png", 400*24*time.Hour))
+	}
+	hd := d.hosts["a.test"]
+	html, _ := d.posterior(hd, page("text/html", 2*time.Hour))
+	img, _ := d.posterior(hd, page("image/png", 2*time.Hour))
+	t.Logf("seen once, last changed 2 hours ago: HTML page every %v, image every %v", time.Duration(float64(time.Second)/html), time.Duration(float64(time.Second)/img))
+	if !(img < html/2) {
+		t.Errorf("image rate %v not well below the HTML page's %v", img, html)
+	}
+	if hd.rates.Len() != 80 || hd.byType["html"].Len() != 40 || hd.byType["other"].Len() != 40 {
+		t.Errorf("counted %d pages, %d HTML, %d other", hd.rates.Len(), hd.byType["html"].Len(), hd.byType["other"].Len())
+	}
+}
