@@ -132,6 +132,11 @@ func TestContinuous(t *testing.T) {
 			if sum.ByPurpose["refresh"] == 0 {
 				t.Error("no refresh counted")
 			}
+			if d := sum.Demand["a.test"]; !strings.Contains(d, "pages; a change every") {
+				t.Errorf("no account of the host's changes in the summary: %q", d)
+			} else {
+				t.Logf("change: %s", d)
+			}
 
 			// Again: the revisits planned are in the job.
 			web.ResetLog()

@@ -441,6 +441,11 @@ func (c *Crawler) finish(ctx context.Context) Summary {
 		if r := c.validators.report(); len(r) > 0 {
 			s.Validators = r
 		}
+		if c.cfg.Continuous {
+			if r := c.demand.report(); len(r) > 0 {
+				s.Demand = r
+			}
+		}
 		s.Finished = time.Now()
 		s.Elapsed = s.Finished.Sub(s.Started)
 		s.Stopped = reason

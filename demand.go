@@ -2,6 +2,7 @@ package gentlecrawl
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -251,8 +252,17 @@ func (d *demand) interval(host string, h *frontier.History, now time.Time, hinte
 		rate = d.prior(hd)
 	}
 	price := d.priceOf(hd, now)
+	counted := hd.rates.Len() > 0
 	d.mu.Unlock()
 	f := revisit.Frequency(rate, price, d.minFreq, d.maxFreq)
+	if !ok || !counted {
+		// Not in the host's rates (nothing seen yet, or the first page):
+		// no more than the page itself is worth.
+		f = math.Min(f, revisit.CappedFrequency(rate, d.minFreq, d.maxFreq))
+		if !counted {
+			f = revisit.CappedFrequency(rate, d.minFreq, d.maxFreq)
+		}
+	}
 	return time.Duration(float64(time.Second) / f)
 }
 
@@ -459,4 +469,43 @@ func (c *Crawler) saveValidators(ctx context.Context) {
 	if err := c.validators.save(ctx, c.store); err != nil {
 		c.cfg.Logger.Warn("cannot save what was learned of validators", "err", err)
 	}
+}
+
+// report says, per host with pages counted, how often its pages change
+// (10th, 50th and 90th percentiles of the estimates) and its refresh
+// budget against what its pages are worth, e.g. "279 pages; a change every
+// 16s / 11m / 2d (10th, 50th, 90th percentile); refresh budget 7.00
+// requests/s, worth spending 6.21".
+func (d *demand) report() map[string]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[string]string)
+	every := func(rate float64) string {
+		if rate <= 0 {
+			return "never"
+		}
+		return roundDuration(time.Duration(float64(time.Second) / rate))
+	}
+	for name, h := range d.hosts {
+		if h.rates.Len() == 0 {
+			continue
+		}
+		out[name] = fmt.Sprintf("%d pages; a change every %s / %s / %s (10th, 50th, 90th percentile); refresh budget %.2f requests/s, worth spending %.2f",
+			h.rates.Len(), every(h.rates.Quantile(0.9)), every(h.rates.Median()), every(h.rates.Quantile(0.1)),
+			d.budget(h), h.rates.Useful(d.minFreq, d.maxFreq))
+	}
+	return out
+}
+
+// roundDuration writes d to two significant units: 16s, 11m, 3h, 2d.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%.0fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%.0fm", d.Minutes())
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%.0fh", d.Hours())
+	}
+	return fmt.Sprintf("%.0fd", d.Hours()/24)
 }

@@ -21,8 +21,9 @@ type Summary struct {
 	Finished time.Time     `json:"finished"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
 	// Stopped says why the crawl ended: "finished" (nothing left to do),
-	// "max-pages", "interrupted", or "deferred" (only hosts whose
-	// robots.txt is unavailable are left; their URLs stay queued).
+	// "max-pages", "time limit" (Config.For), "interrupted", or "deferred"
+	// (only hosts whose robots.txt is unavailable are left; their URLs
+	// stay queued).
 	Stopped string `json:"stopped"`
 
 	Requests         int                      `json:"requests"`               // every HTTP request sent, robots.txt included
@@ -54,6 +55,7 @@ type Summary struct {
 	Retries          int                      `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed
 	Slowed           map[string]string        `json:"slowed,omitempty"`       // hosts that pushed back (refusals, slow answers): where their rate settled, and why
 	Validators       map[string]string        `json:"validators,omitempty"`   // origins that ignored the validators as they sent them: what was found, what is sent instead
+	Demand           map[string]string        `json:"demand,omitempty"`       // per host, in a continuous crawl: how often its pages change, the refresh budget and what is worth spending
 	Queued           int                      `json:"queued"`                 // URLs still waiting when the crawl ended
 	Deferred         []string                 `json:"deferred,omitempty"`
 	WARCFiles        []string                 `json:"warc_files,omitempty"`

@@ -355,6 +355,9 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 			fmt.Fprintf(w, "  host load       %s: %s\n", h, s.Slowed[h])
 		}
 	}
+	for _, h := range slices.Sorted(maps.Keys(s.Demand)) {
+		fmt.Fprintf(w, "  change          %s: %s\n", h, s.Demand[h])
+	}
 	for _, h := range slices.Sorted(maps.Keys(s.Validators)) {
 		fmt.Fprintf(w, "  validators      %s: %s\n", h, s.Validators[h])
 	}

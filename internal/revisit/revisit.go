@@ -299,19 +299,26 @@ func DatedRate(obs []Observation) float64 {
 	return math.Max(x, 0.5) / t
 }
 
-// MaxVisitsPerChange bounds how often a page is visited for what it is
-// worth: never more than this many times per expected change (its copy is
-// then fresh about 94 % of the time, and each further visit buys less
-// than a percent), however much budget is left over: a site's requests are
-// not spent where they buy almost nothing.
+// MaxVisitsPerChange bounds what a set of pages is worth visiting: the
+// visits per second it takes to see each page MaxVisitsPerChange times
+// per expected change (each copy then fresh about 94 % of the time, and a
+// further visit buys less than a percent), within the bounds. A budget
+// larger than that is not spent (Demand.Useful): a site's requests are not
+// spent where they buy almost nothing.
 const MaxVisitsPerChange = 8
 
 // Frequency is the visit frequency (per second) of a page of rate lambda
 // at the price mu of the freshness-optimal allocation (see Allocate),
-// within [minFreq, maxFreq] and at most MaxVisitsPerChange·lambda (but
-// not below minFreq).
+// within [minFreq, maxFreq].
 func Frequency(lambda, mu, minFreq, maxFreq float64) float64 {
-	return freqAt(lambda, mu, minFreq, capFreq(lambda, minFreq, maxFreq))
+	return freqAt(lambda, mu, minFreq, maxFreq)
+}
+
+// CappedFrequency is the most a single page of rate lambda is worth: at
+// most MaxVisitsPerChange visits per expected change, within [minFreq,
+// maxFreq].
+func CappedFrequency(lambda, minFreq, maxFreq float64) float64 {
+	return capFreq(lambda, minFreq, maxFreq)
 }
 
 func capFreq(lambda, minFreq, maxFreq float64) float64 {
@@ -361,25 +368,42 @@ func (d *Demand) Add(rate float64, n int) {
 func (d *Demand) Len() int { return d.total }
 
 // Median is the median rate of the pages counted, or 0 with none.
-func (d *Demand) Median() float64 {
+func (d *Demand) Median() float64 { return d.Quantile(0.5) }
+
+// Quantile is the q-quantile (0 ≤ q ≤ 1) of the rates of the pages
+// counted, to the bin, or 0 with none.
+func (d *Demand) Quantile(q float64) float64 {
 	if d.total == 0 {
 		return 0
 	}
 	seen := 0
 	for b, c := range d.bins {
 		seen += int(c)
-		if 2*seen >= d.total {
+		if float64(seen) >= q*float64(d.total) && seen > 0 {
 			return binRate(b)
 		}
 	}
-	return 0
+	return binRate(demandBins - 1)
+}
+
+// Useful is the most visits per second the pages are worth: each at its
+// CappedFrequency. A budget is spent up to that and no further.
+func (d *Demand) Useful(minFreq, maxFreq float64) float64 {
+	s := 0.0
+	for b, c := range d.bins {
+		if c > 0 {
+			s += float64(c) * capFreq(binRate(b), minFreq, maxFreq)
+		}
+	}
+	return s
 }
 
 // Price returns the price μ of the freshness-optimal allocation of budget
 // (visits per second for all the pages) within [minFreq, maxFreq], or 0
-// when the budget is more than they can use. The cap of Frequency is not
-// part of it: what a capped page does not use is left unspent, not given
-// to the others, which would then get more than the optimum gives them.
+// when the budget is more than they can use. The budget is lowered to
+// Useful first: what is worth spending is spent where it buys most,
+// rather than each page capped on its own, which hands what the slow pages
+// are not given to the fast ones.
 func (d *Demand) Price(budget, minFreq, maxFreq float64) float64 {
 	sum := func(mu float64) float64 {
 		s := 0.0
@@ -391,6 +415,7 @@ func (d *Demand) Price(budget, minFreq, maxFreq float64) float64 {
 		}
 		return s
 	}
+	budget = math.Min(budget, d.Useful(minFreq, maxFreq))
 	if d.total == 0 || sum(0) <= budget {
 		return 0
 	}
