@@ -1,7 +1,12 @@
 package gentlecrawl_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -62,7 +67,7 @@ func requestsInWindow(log []simweb.LogEntry, w time.Duration) int {
 }
 
 // TestContinuous: a continuous crawl of a web whose pages change at known
-// rates fetches every page, revisits the pages that change more often than
+// rates fetches every page, revisits the pages that change often and not
 // the static ones, never revisits a page within --revisit-min, never
 // exceeds --max-rate over any 10 s, and ends after --for with its revisits
 // kept: run again, it discovers nothing anew and does not fetch the static
@@ -80,7 +85,7 @@ func TestContinuous(t *testing.T) {
 			cfg := gentlecrawl.Config{
 				JobDir: job, Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 4,
 				ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
-				Continuous: true, For: 20 * time.Second, MaxRate: rate,
+				Continuous: true, For: 25 * time.Second, MaxRate: rate,
 				RevisitMin: time.Second, RevisitMax: time.Hour,
 			}
 			sum := mustCrawl(t, t.Context(), cfg)
@@ -126,7 +131,11 @@ func TestContinuous(t *testing.T) {
 			if len(fastN) == 0 || len(staticN) == 0 {
 				t.Fatal("the web has no fast or no static pages; choose other parameters")
 			}
-			if mean(fastN) <= mean(staticN)+1 {
+			// How many revisits fit in the run depends on the machine (a
+			// loaded one under -race takes half of it to discover the
+			// pages); that fast pages are revisited and static ones not
+			// does not.
+			if mean(fastN) < 1.5 || mean(staticN) != 1 {
 				t.Errorf("fast pages fetched %.1f times on average, static ones %.1f: the schedule does not follow change", mean(fastN), mean(staticN))
 			}
 			if sum.ByPurpose["refresh"] == 0 {
@@ -183,5 +192,90 @@ func TestContinuousLyingValidators(t *testing.T) {
 		if e.IfNoneMatch != "" || e.IfModifiedSince != "" {
 			t.Errorf("%s at %v sent validators after the host was found to lie", e.Path, e.Start.Format("15:04:05.000"))
 		}
+	}
+}
+
+// TestContinuousKillNine: a continuous crawl killed with SIGKILL at random
+// moments and resumed keeps its plan. Every page is fetched. No static
+// page is fetched again, except what a kill cut in flight (at most one
+// per kill). No page is revisited within --revisit-min except across a
+// kill, and the budget holds over every 10 s.
+func TestContinuousKillNine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a crawler process")
+	}
+	const rate = 5.0
+	web, h, catchAll := changingWeb(t, 21, 40, simweb.Changes{Rates: []float64{1.0 / 6, 1.0 / 120}, Static: 0.4})
+	job := filepath.Join(t.TempDir(), "job")
+	args := []string{"crawl", "-q", "--job", job, "--delay", "1ms", "--workers", "3",
+		"--continuous", "--for", "6s", "--max-rate", fmt.Sprint(rate), "--revisit-min", "1s", "--revisit-max", "1h",
+		"--allow-private-networks", "--connect-to", catchAll, h.URL("/")}
+	encoded, _ := json.Marshal(args)
+	rng := rand.New(rand.NewPCG(21, 3))
+	var kills []time.Time
+	for i := range 6 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
+		var out lockedBuffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		if i < 5 {
+			// Killed after 1–4 s, at a random moment.
+			select {
+			case <-time.After(time.Second + time.Duration(rng.IntN(3000))*time.Millisecond):
+				cmd.Process.Kill()
+				kills = append(kills, time.Now())
+				<-exited
+				continue
+			case err := <-exited:
+				t.Fatalf("run %d ended before the kill: %v\n%s", i, err, out.String())
+			}
+		}
+		if err := <-exited; err != nil {
+			t.Fatalf("last run: %v\n%s", err, out.String())
+		}
+	}
+	log := web.Requests()
+	if most, limit := requestsInWindow(log, 10*time.Second), int(rate*10)+1+len(kills); most > limit {
+		// Each restart may send one request its predecessor's gate would
+		// have held back: the gate lives in the process.
+		t.Errorf("%d requests within 10 s; --max-rate %v allows %d", most, rate, limit)
+	}
+	nearKill := func(a, b time.Time) bool {
+		for _, k := range kills {
+			if !a.After(k) && b.After(k) {
+				return true
+			}
+		}
+		return false
+	}
+	times := fetchTimes(log)
+	staticFetches, static := 0, 0
+	for _, r := range h.Resources() {
+		if !strings.HasPrefix(r.ContentType, "text/html") {
+			continue
+		}
+		ts := times[r.Path]
+		if len(ts) == 0 {
+			t.Errorf("%s never fetched", r.Path)
+			continue
+		}
+		for i := 1; i < len(ts); i++ {
+			if gap := ts[i].Sub(ts[i-1]); gap < time.Second && !nearKill(ts[i-1], ts[i]) {
+				t.Errorf("%s fetched again after %v, within --revisit-min, with no kill between", r.Path, gap)
+			}
+		}
+		if lambda, _ := h.ChangeRate(r.Path); lambda == 0 {
+			static++
+			staticFetches += len(ts)
+		}
+	}
+	t.Logf("%d requests over %d kills; %d static pages fetched %d times", len(log), len(kills), static, staticFetches)
+	if staticFetches > static+len(kills) {
+		t.Errorf("static pages fetched %d times: more than once each plus one per kill (%d)", staticFetches, static+len(kills))
 	}
 }
