@@ -48,7 +48,34 @@ func fetchTimes(log []simweb.LogEntry) map[string][]time.Time {
 	return out
 }
 
-// maxInWindow is the most requests of the log that start within any
+// pageFetches returns the fetch times of each HTML page of h in the log,
+// and fails the test for a page never fetched, or fetched again within
+// revisitMin unless excused says the two fetches may be that close (nil:
+// never).
+func pageFetches(t *testing.T, h *simweb.Host, log []simweb.LogEntry, revisitMin time.Duration, excused func(a, b time.Time) bool) map[string][]time.Time {
+	t.Helper()
+	times := fetchTimes(log)
+	out := map[string][]time.Time{}
+	for _, r := range h.Resources() {
+		if !strings.HasPrefix(r.ContentType, "text/html") {
+			continue
+		}
+		ts := times[r.Path]
+		if len(ts) == 0 {
+			t.Errorf("%s never fetched", r.Path)
+			continue
+		}
+		for i := 1; i < len(ts); i++ {
+			if gap := ts[i].Sub(ts[i-1]); gap < revisitMin && (excused == nil || !excused(ts[i-1], ts[i])) {
+				t.Errorf("%s fetched again after %v, within --revisit-min", r.Path, gap)
+			}
+		}
+		out[r.Path] = ts
+	}
+	return out
+}
+
+// requestsInWindow is the most requests of the log that start within any
 // window of length w.
 func requestsInWindow(log []simweb.LogEntry, w time.Duration) int {
 	var ts []time.Time
@@ -96,23 +123,9 @@ func TestContinuous(t *testing.T) {
 			if most, limit := requestsInWindow(log, 10*time.Second), int(rate*10)+1; most > limit {
 				t.Errorf("%d requests within 10 s; --max-rate %v allows %d", most, rate, limit)
 			}
-			times := fetchTimes(log)
 			var fastN, staticN []int
-			for _, r := range h.Resources() {
-				if !strings.HasPrefix(r.ContentType, "text/html") {
-					continue
-				}
-				ts := times[r.Path]
-				if len(ts) == 0 {
-					t.Errorf("%s never fetched", r.Path)
-					continue
-				}
-				for i := 1; i < len(ts); i++ {
-					if gap := ts[i].Sub(ts[i-1]); gap < cfg.RevisitMin {
-						t.Errorf("%s fetched again after %v, within --revisit-min", r.Path, gap)
-					}
-				}
-				switch lambda, _ := h.ChangeRate(r.Path); lambda {
+			for path, ts := range pageFetches(t, h, log, cfg.RevisitMin, nil) {
+				switch lambda, _ := h.ChangeRate(path); lambda {
 				case fast:
 					fastN = append(fastN, len(ts))
 				case 0:
@@ -253,23 +266,9 @@ func TestContinuousKillNine(t *testing.T) {
 		}
 		return false
 	}
-	times := fetchTimes(log)
 	staticFetches, static := 0, 0
-	for _, r := range h.Resources() {
-		if !strings.HasPrefix(r.ContentType, "text/html") {
-			continue
-		}
-		ts := times[r.Path]
-		if len(ts) == 0 {
-			t.Errorf("%s never fetched", r.Path)
-			continue
-		}
-		for i := 1; i < len(ts); i++ {
-			if gap := ts[i].Sub(ts[i-1]); gap < time.Second && !nearKill(ts[i-1], ts[i]) {
-				t.Errorf("%s fetched again after %v, within --revisit-min, with no kill between", r.Path, gap)
-			}
-		}
-		if lambda, _ := h.ChangeRate(r.Path); lambda == 0 {
+	for path, ts := range pageFetches(t, h, log, time.Second, nearKill) {
+		if lambda, _ := h.ChangeRate(path); lambda == 0 {
 			static++
 			staticFetches += len(ts)
 		}

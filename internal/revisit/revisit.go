@@ -244,18 +244,8 @@ type Observation struct {
 // DatedRate; otherwise Rate over the visits' intervals.
 func Estimate(obs []Observation, dates bool) float64 {
 	if dates {
-		usable := false
-		for _, o := range obs {
-			if o.Changed && !o.Dated {
-				usable = false
-				break
-			}
-			usable = usable || o.Interval > 0 || o.Dated
-		}
-		if usable {
-			if r := DatedRate(obs); r > 0 {
-				return r
-			}
+		if _, t, dated := datedEvidence(obs); dated && t > 0 {
+			return DatedRate(obs)
 		}
 	}
 	ivs := make([]Interval, 0, len(obs))
@@ -280,12 +270,23 @@ func Estimate(obs []Observation, dates bool) float64 {
 // regularised as Rate is, with half a change: ½/T, finite and positive.
 // It returns 0 when T is 0.
 func DatedRate(obs []Observation) float64 {
-	var x, t float64
+	x, t, _ := datedEvidence(obs)
+	if t <= 0 {
+		return 0
+	}
+	return math.Max(x, 0.5) / t
+}
+
+// datedEvidence returns the dated changes X and the still time T of a
+// page's visits (see DatedRate), and whether every change seen is dated.
+func datedEvidence(obs []Observation) (x, t float64, dated bool) {
+	dated = true
 	for _, o := range obs {
 		switch {
 		case o.Changed:
 			x++
 			t += o.Age.Seconds()
+			dated = dated && o.Dated
 		case o.Before:
 			x++
 			t += o.Interval.Seconds()
@@ -293,10 +294,7 @@ func DatedRate(obs []Observation) float64 {
 			t += o.Interval.Seconds()
 		}
 	}
-	if t <= 0 {
-		return 0
-	}
-	return math.Max(x, 0.5) / t
+	return x, t, dated
 }
 
 // MaxVisitsPerChange bounds what a set of pages is worth visiting: the
@@ -463,26 +461,8 @@ func (d *Demand) Posterior(obs []Observation, dates bool) float64 {
 	if d.total < minPriorPages || len(obs) == 0 {
 		return Estimate(obs, dates)
 	}
-	dated := false
-	var x, t float64
-	if dates {
-		dated = true
-		for _, o := range obs {
-			switch {
-			case o.Changed && !o.Dated:
-				dated = false
-			case o.Changed:
-				x++
-				t += o.Age.Seconds()
-			case o.Before:
-				x++
-				t += o.Interval.Seconds()
-			default:
-				t += o.Interval.Seconds()
-			}
-		}
-		dated = dated && t > 0
-	}
+	x, t, dated := datedEvidence(obs)
+	dated = dates && dated && t > 0
 	var changed []float64
 	var still float64
 	if !dated {
