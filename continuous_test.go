@@ -278,3 +278,43 @@ func TestContinuousKillNine(t *testing.T) {
 		t.Errorf("static pages fetched %d times: more than once each plus one per kill (%d)", staticFetches, static+len(kills))
 	}
 }
+
+// TestContinuousAfterPlainCrawl: a job crawled once without --continuous
+// and then continued with it plans a revisit for every page it knows. The
+// pages that change are fetched again; the static ones, whose
+// Last-Modified is old, and the new URLs (there are none) are not.
+func TestContinuousAfterPlainCrawl(t *testing.T) {
+	t.Parallel()
+	web, h, catchAll := changingWeb(t, 5, 20, simweb.Changes{Rates: []float64{1.0 / 4}, Static: 0.5})
+	cfg := gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 2,
+		ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
+	}
+	if sum := mustCrawl(t, t.Context(), cfg); sum.Stopped != "finished" {
+		t.Fatalf("the plain crawl stopped %q", sum.Stopped)
+	}
+	web.ResetLog()
+	cfg.Continuous, cfg.For, cfg.MaxRate = true, 8*time.Second, 5
+	cfg.RevisitMin, cfg.RevisitMax = time.Second, time.Hour
+	sum := mustCrawl(t, t.Context(), cfg)
+	again := fetchTimes(web.Requests())
+	changing, static := 0, 0
+	for _, r := range h.Resources() {
+		if !strings.HasPrefix(r.ContentType, "text/html") {
+			continue
+		}
+		switch lambda, _ := h.ChangeRate(r.Path); {
+		case lambda == 0 && len(again[r.Path]) > 0:
+			static++
+		case lambda > 0 && len(again[r.Path]) > 0:
+			changing++
+		}
+	}
+	t.Logf("continued: %v; %d changing pages fetched again, %d static", sum.ByPurpose, changing, static)
+	if sum.ByPurpose["discovery"] != 0 || sum.ByPurpose["refresh"] == 0 {
+		t.Errorf("by purpose %v: want refreshes only", sum.ByPurpose)
+	}
+	if changing == 0 || static != 0 {
+		t.Errorf("%d changing pages and %d static ones fetched again: want some and none", changing, static)
+	}
+}

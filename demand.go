@@ -330,27 +330,18 @@ func (c *Crawler) revisitAt(host string, outcome frontier.Outcome, h *frontier.H
 
 // planRevisits starts a continuous crawl: every page's estimate is counted,
 // and the pages visited by earlier runs that are not queued (a job crawled
-// without Continuous) are queued for their revisit.
+// without Continuous) are queued for their revisit. Two passes over the
+// histories: the first counts, so that the second plans with every page's
+// rate known, a thousand pages at a time.
 func (c *Crawler) planRevisits(ctx context.Context, hosts []frontier.HostInfo) error {
-	type idle struct {
-		host string
-		h    *frontier.History
-	}
-	var waiting []idle
 	pendingOf := make(map[string]int)
 	err := c.store.EachHistory(ctx, func(h *frontier.History) error {
-		u, err := url.Parse(h.URL)
-		if err != nil {
-			return nil
-		}
-		host := politenessKey(u)
-		c.demand.count(host, nil, h)
-		switch {
-		case h.Pending:
-			pendingOf[host]++
-		case h.Outcome == string(frontier.Fetched) || h.Outcome == string(frontier.Unchanged) ||
-			h.Outcome == string(frontier.Gone) || h.Outcome == string(frontier.Failed):
-			waiting = append(waiting, idle{host, h})
+		if u, err := url.Parse(h.URL); err == nil {
+			host := politenessKey(u)
+			c.demand.count(host, nil, h)
+			if h.Pending {
+				pendingOf[host]++
+			}
 		}
 		return nil
 	})
@@ -362,28 +353,38 @@ func (c *Crawler) planRevisits(ctx context.Context, hosts []frontier.HostInfo) e
 	}
 	now := time.Now()
 	var batch []frontier.Candidate
-	for i, w := range waiting {
-		u, _ := url.Parse(w.h.URL)
+	flush := func() error {
+		_, err := c.store.Add(ctx, frontier.Batch{Requeue: batch})
+		batch = batch[:0]
+		return err
+	}
+	err = c.store.EachHistory(ctx, func(h *frontier.History) error {
+		switch frontier.Outcome(h.Outcome) {
+		case frontier.Fetched, frontier.Unchanged, frontier.Gone, frontier.Failed:
+		default:
+			return nil
+		}
+		u, err := url.Parse(h.URL)
+		if h.Pending || err != nil {
+			return nil
+		}
 		cand := c.candidate(u, 0)
 		cand.Recrawl = true
-		cand.Hops = w.h.Hops
-		cand.Due = c.revisitAt(w.host, frontier.Outcome(w.h.Outcome), w.h, w.h.Fetched, 0)
+		cand.Hops = h.Hops
+		cand.Due = c.revisitAt(cand.Host, frontier.Outcome(h.Outcome), h, h.Fetched, 0)
 		if cand.Due.Before(now) {
 			cand.Due = now
 		}
 		batch = append(batch, cand)
-		if len(batch) == 1000 || i == len(waiting)-1 {
-			added, err := c.store.Add(ctx, frontier.Batch{Requeue: batch})
-			if err != nil {
-				return err
-			}
-			for host, n := range added.Queued {
-				c.sched.Add(host, n)
-			}
-			batch = batch[:0]
+		if len(batch) == 1000 {
+			return flush()
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return nil
+	return flush()
 }
 
 // observeVisit adds what a visit saw to the page's history h (the
