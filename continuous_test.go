@@ -217,6 +217,7 @@ func TestContinuousKillNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a crawler process")
 	}
+	t.Parallel()
 	const rate = 5.0
 	web, h, catchAll := changingWeb(t, 21, 40, simweb.Changes{Rates: []float64{1.0 / 6, 1.0 / 120}, Static: 0.4})
 	job := filepath.Join(t.TempDir(), "job")

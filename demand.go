@@ -159,11 +159,12 @@ func rateOf(h *frontier.History) (float64, bool) {
 }
 
 // posterior is the rate of a page from its visits, with its host's pages
-// as the prior (revisit.Demand.Posterior), and false when its visits say
-// nothing yet.
-func (d *demand) posterior(hd *hostDemand, h *frontier.History) (float64, bool) {
+// of its kind as the prior (revisit.Demand.Posterior), and false when its
+// visits say nothing yet. It also returns the visits and the prior used,
+// for revisit.Demand.Decide.
+func (d *demand) posterior(hd *hostDemand, h *frontier.History) (float64, bool, []revisit.Observation, *revisit.Demand) {
 	if len(h.Observed) == 0 {
-		return 0, false
+		return 0, false, nil, nil
 	}
 	obs := make([]revisit.Observation, len(h.Observed))
 	for i, o := range h.Observed {
@@ -174,7 +175,7 @@ func (d *demand) posterior(hd *hostDemand, h *frontier.History) (float64, bool) 
 		prior = t
 	}
 	r := prior.Posterior(obs, !h.DatesUnreliable)
-	return r, r > 0
+	return r, r > 0, obs, prior
 }
 
 // typeClass is the kind of page a history is of, for priors: "html" or
@@ -243,7 +244,7 @@ func (d *demand) count(host string, before, after *frontier.History) {
 func (d *demand) interval(host string, h *frontier.History, now time.Time, hinted float64) time.Duration {
 	d.mu.Lock()
 	hd := d.host(host)
-	rate, ok := d.posterior(hd, h)
+	rate, ok, obs, prior := d.posterior(hd, h)
 	switch {
 	case ok:
 	case hinted > 0:
@@ -253,8 +254,14 @@ func (d *demand) interval(host string, h *frontier.History, now time.Time, hinte
 	}
 	price := d.priceOf(hd, now)
 	counted := hd.rates.Len() > 0
-	d.mu.Unlock()
 	f := revisit.Frequency(rate, price, d.minFreq, d.maxFreq)
+	if ok {
+		// Over the uncertainty of the rate, not at its mean.
+		if g, decided := prior.Decide(obs, !h.DatesUnreliable, price, d.minFreq, d.maxFreq); decided {
+			f = g
+		}
+	}
+	d.mu.Unlock()
 	if !ok || !counted {
 		// Not in the host's rates (nothing seen yet, or the first page):
 		// no more than the page itself is worth.

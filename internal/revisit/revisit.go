@@ -458,8 +458,24 @@ const minPriorPages = 30
 // lucky or unlucky visit from deciding its schedule. With fewer than 30
 // pages in d it is Estimate.
 func (d *Demand) Posterior(obs []Observation, dates bool) float64 {
-	if d.total < minPriorPages || len(obs) == 0 {
+	w, ok := d.posterior(obs, dates)
+	if !ok {
 		return Estimate(obs, dates)
+	}
+	var num, den float64
+	for b := range w {
+		num += w[b] * binRate(b)
+		den += w[b]
+	}
+	return num / den
+}
+
+// posterior returns the posterior weights of d's bins for a page with
+// these visits (see Posterior), unnormalised, and false when d is too
+// small to be a prior or the visits say nothing.
+func (d *Demand) posterior(obs []Observation, dates bool) (w [demandBins]float64, ok bool) {
+	if d.total < minPriorPages || len(obs) == 0 {
+		return w, false
 	}
 	x, t, dated := datedEvidence(obs)
 	dated = dates && dated && t > 0
@@ -476,7 +492,7 @@ func (d *Demand) Posterior(obs []Observation, dates bool) float64 {
 			}
 		}
 		if len(changed) == 0 && still == 0 {
-			return Estimate(obs, dates)
+			return w, false
 		}
 	}
 	logLik := func(l float64) float64 {
@@ -491,16 +507,65 @@ func (d *Demand) Posterior(obs []Observation, dates bool) float64 {
 	}
 	const floor = 0.01 // pages a bin counts at least
 	best := math.Inf(-1)
-	var lw [demandBins]float64
 	for b, c := range d.bins {
-		lw[b] = math.Log(float64(c)+floor) + logLik(binRate(b))
-		best = math.Max(best, lw[b])
+		w[b] = math.Log(float64(c)+floor) + logLik(binRate(b))
+		best = math.Max(best, w[b])
 	}
-	var num, den float64
-	for b := range d.bins {
-		w := math.Exp(lw[b] - best)
-		num += w * binRate(b)
-		den += w
+	for b := range w {
+		w[b] = math.Exp(w[b] - best)
 	}
-	return num / den
+	return w, true
+}
+
+// Decide returns the visit frequency, within [minFreq, maxFreq], that is
+// best for a page at the price mu when its rate is uncertain: the one at
+// which the expected gain in freshness of one more visit per second, over
+// the posterior of its rate (see Posterior), equals mu —
+// Σ w_b·∂F/∂f(λ_b, f) = mu·Σ w_b. At a single rate, the best frequency
+// drops to minFreq where a page turns too fast to keep fresh; over the
+// posterior it falls smoothly, so an estimate that lands just past that
+// point does not cost a page all its visits. It reports false when d
+// cannot be a prior (then Frequency at the Posterior rate applies).
+func (d *Demand) Decide(obs []Observation, dates bool, mu, minFreq, maxFreq float64) (float64, bool) {
+	w, ok := d.posterior(obs, dates)
+	if !ok {
+		return 0, false
+	}
+	if mu <= 0 {
+		return maxFreq, true
+	}
+	var total float64
+	for _, x := range w {
+		total += x
+	}
+	// gain is Σ w_b·∂F/∂f(λ_b, f)/Σ w_b − mu, which falls as f grows.
+	gain := func(f float64) float64 {
+		s := 0.0
+		for b, x := range w {
+			if x > 1e-12*total {
+				l := binRate(b)
+				s += x * g(l/f) / l
+			}
+		}
+		return s/total - mu
+	}
+	if gain(maxFreq) >= 0 {
+		return maxFreq, true
+	}
+	if minFreq <= 0 || gain(minFreq) <= 0 {
+		return minFreq, true
+	}
+	lo, hi := minFreq, maxFreq
+	for range 100 {
+		mid := math.Sqrt(lo * hi)
+		if gain(mid) > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi/lo < 1+1e-6 {
+			break
+		}
+	}
+	return math.Sqrt(lo * hi), true
 }

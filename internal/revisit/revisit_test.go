@@ -369,3 +369,44 @@ func TestPosterior(t *testing.T) {
 		t.Errorf("a prior of 5 pages: %v, want Estimate's %v", got, want)
 	}
 }
+
+// TestDecide: over a sharp posterior (many visits) Decide agrees with
+// Frequency at the posterior rate; it falls as the price rises; and a page
+// whose mean rate is just past the point where the allocation gives up on
+// it still gets visits when its rate may be slower.
+func TestDecide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var prior Demand
+	for range 200 {
+		prior.Add(math.Pow(10, -4+3*rng.Float64()), 1)
+	}
+	minF, maxF := 1.0/3600, 1.0
+	rich := simulateVisits(rng, 1.0/300, 60, 32)
+	lambda := prior.Posterior(rich, true)
+	mu := 2 / lambda * g(0.5) // at this price the page's best x is about 0.5
+	f, ok := prior.Decide(rich, true, mu, minF, maxF)
+	if want := Frequency(lambda, mu, minF, maxF); !ok || math.Abs(math.Log(f/want)) > 0.15 {
+		t.Errorf("sharp posterior: Decide %v, Frequency at the posterior rate %v", f, want)
+	}
+	last := math.Inf(1)
+	for _, m := range []float64{mu / 4, mu / 2, mu, 2 * mu, 4 * mu} {
+		f, _ := prior.Decide(rich, true, m, minF, maxF)
+		if f > last {
+			t.Errorf("price %v: frequency %v above the %v of a lower price", m, f, last)
+		}
+		last = f
+	}
+	// One dated change 20 s before the first visit: the mean rate is fast.
+	young := []Observation{{Interval: 20 * time.Second, Before: true}}
+	l := prior.Posterior(young, true)
+	price := 1.05 / l // just past the point where a page of rate l gets nothing
+	if fr := Frequency(l, price, minF, maxF); fr != minF {
+		t.Fatalf("at the mean rate %v the page should get the least frequency, got %v", l, fr)
+	}
+	if f, _ := prior.Decide(young, true, price, minF, maxF); !(f > 2*minF) {
+		t.Errorf("over the posterior the page gets %v, no more than at its mean rate (%v)", f, minF)
+	}
+	if _, ok := new(Demand).Decide(young, true, price, minF, maxF); ok {
+		t.Error("an empty prior decided")
+	}
+}
