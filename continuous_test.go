@@ -13,6 +13,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/apachetest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 
@@ -317,5 +318,113 @@ func TestContinuousAfterPlainCrawl(t *testing.T) {
 	}
 	if changing == 0 || static != 0 {
 		t.Errorf("%d changing pages and %d static ones fetched again: want some and none", changing, static)
+	}
+}
+
+// TestContinuousApache: against Debian's Apache with mod_deflate, a site
+// whose files are rewritten every two seconds and whose other files are a
+// month old. From Apache's log: the continuous crawl fetches every page,
+// fetches the old ones once only, comes back to the changing ones again
+// and again, getting their new content as 200s and their unchanged
+// content as 304s (once it has learned that Apache wants the ETag without
+// "-gzip"), and never comes back within --revisit-min.
+func TestContinuousApache(t *testing.T) {
+	apachetest.Require(t)
+	t.Parallel()
+	const cold, hot = 24, 6
+	root := t.TempDir()
+	filler := strings.Repeat("Long enough to be worth compressing, so that mod_deflate compresses it. ", 30)
+	page := func(name, text string) string {
+		return "<!DOCTYPE html><title>" + name + "</title><p>" + text + " " + filler + "</p>"
+	}
+	var index strings.Builder
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	for i := range cold + hot {
+		name := fmt.Sprintf("p%d.html", i)
+		fmt.Fprintf(&index, `<a href="/%s">%s</a> `, name, name)
+		write(name, page(name, "version 0"))
+	}
+	write("index.html", page("home", index.String()))
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		os.Chtimes(filepath.Join(root, e.Name()), old, old)
+	}
+	srv := apachetest.Start(t, apachetest.Site{Name: "apache.test", Addr: "127.0.0.5:0", Root: root, Deflate: true})
+
+	// The hot pages change every two seconds while the crawl runs.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for v := 1; ; v++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Second):
+			}
+			for i := cold; i < cold+hot; i++ {
+				name := fmt.Sprintf("p%d.html", i)
+				write(name, page(name, fmt.Sprintf("version %d", v)))
+			}
+		}
+	}()
+	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{"http://apache.test/"}, Delay: time.Millisecond, Workers: 2,
+		ConnectTo: []string{"apache.test:80:" + srv.Addr("apache.test")}, AllowPrivateNetworks: true,
+		Continuous: true, For: 20 * time.Second, MaxRate: 5, RevisitMin: time.Second, RevisitMax: time.Hour,
+	})
+	close(stop)
+	<-done
+	log, err := srv.WaitEntries(t.Context(), sum.Requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		times    []time.Time
+		statuses map[int]int
+	}
+	by := map[string]*seen{}
+	for _, e := range log {
+		s := by[e.URI]
+		if s == nil {
+			s = &seen{statuses: map[int]int{}}
+			by[e.URI] = s
+		}
+		s.times = append(s.times, e.Time)
+		s.statuses[e.Status]++
+	}
+	hotFetches, hot200, hot304 := 0, 0, 0
+	for i := range cold + hot {
+		uri := fmt.Sprintf("/p%d.html", i)
+		s := by[uri]
+		if s == nil {
+			t.Errorf("%s never fetched", uri)
+			continue
+		}
+		slices.SortFunc(s.times, func(a, b time.Time) int { return a.Compare(b) })
+		for j := 1; j < len(s.times); j++ {
+			if gap := s.times[j].Sub(s.times[j-1]); gap < time.Second {
+				t.Errorf("%s fetched again after %v, within --revisit-min", uri, gap)
+			}
+		}
+		if i < cold {
+			if len(s.times) != 1 {
+				t.Errorf("%s, a month old, fetched %d times", uri, len(s.times))
+			}
+			continue
+		}
+		hotFetches += len(s.times)
+		hot200 += s.statuses[200]
+		hot304 += s.statuses[304]
+	}
+	t.Logf("%d requests; the %d changing pages: %d fetches, %d × 200, %d × 304; by purpose %v; validators %v; change %v",
+		len(log), hot, hotFetches, hot200, hot304, sum.ByPurpose, sum.Validators, sum.Demand)
+	if hotFetches < 3*hot || hot200 < 2*hot || hot304 == 0 {
+		t.Errorf("the changing pages: %d fetches, %d × 200, %d × 304; want at least 3 fetches and 2 full answers a page, and some 304s", hotFetches, hot200, hot304)
 	}
 }
