@@ -85,15 +85,17 @@ func newDupIndex() *dupIndex {
 // compare it by: the original's for a copy or a reordering, its own
 // otherwise.
 func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64, near []string, keyOf func(*url.URL) string) (urlspace.Dup, uint64) {
+	own := u.String()
 	// Nearly the text of a page whose path this one's extends: a relative
 	// link that serves the page it came from, its link texts aside. (Not
-	// for short texts, whose simhash moves too little to tell.)
+	// for short texts, whose simhash moves too little to tell.) A page is
+	// never a repeat of itself: a revisit finds the print of its last visit.
 	for _, n := range near {
 		if p.words < minWordsForCopy {
 			break
 		}
 		nu, err := url.Parse(n)
-		if err != nil {
+		if err != nil || n == own {
 			continue
 		}
 		if tail, ok := extends(u.EscapedPath(), nu.EscapedPath()); ok {
@@ -108,10 +110,9 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 			m[k] = v
 		}
 	}
-	own := u.String()
 	if p.words > 0 {
 		k := hk ^ mix(p.bag)
-		if e, ok := d.bags[k]; ok {
+		if e, ok := d.bags[k]; ok && e.url != own {
 			path, template := pathTemplate(e.url, keyOf)
 			if tail, ok := extends(p.path, path); ok {
 				return urlspace.Dup{Kind: urlspace.DupEndless, Of: e.url, Tail: tail}, p.bag
@@ -119,23 +120,24 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 			if p.words >= minWordsForCopy || e.links == p.links {
 				return urlspace.Dup{Kind: urlspace.DupCopy, Of: e.url, OfTemplate: template}, p.bag
 			}
-		} else if len(d.bags) < d.max {
+		} else if !ok && len(d.bags) < d.max {
 			d.bags[k] = bagEntry{url: own, links: p.links}
 		}
 	}
 	if p.nOut >= 5 {
 		k := hk ^ mix(hashString(p.path)^mix(p.outPath))
-		if e, ok := d.orders[k]; ok {
+		if e, ok := d.orders[k]; ok && e.url != own {
 			if e.order != p.order {
 				_, template := pathTemplate(e.url, keyOf)
 				return urlspace.Dup{Kind: urlspace.DupReordered, Of: e.url, OfTemplate: template}, e.bag
 			}
-		} else if len(d.orders) < d.max {
+		} else if !ok && len(d.orders) < d.max {
 			d.orders[k] = orderEntry{url: own, order: p.order, bag: p.bag}
 		}
 	}
 	chain := p.chain()
 	of, seen := d.chains[hk^chain]
+	seen = seen && of != own
 	switch {
 	case parent != 0 && parent == chain:
 		if !seen {

@@ -321,7 +321,7 @@ func (s *space) report() map[string]*HostURLSpace {
 // links of a page with new content (its candidates, links) get its chain
 // print, which their own pages are compared with. For other content the
 // key is the payload digest.
-func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, links []frontier.Candidate) (key string, follow bool) {
+func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, links []frontier.Candidate, refresh bool) (key string, follow bool) {
 	if !isHTML(res) {
 		return res.PayloadDigest(), true
 	}
@@ -335,9 +335,10 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, text, found, keyOf)
 	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near, keyOf)
-	if !c.sessionVariant(res.URL, dup) {
+	if !refresh && !c.sessionVariant(res.URL, dup) {
 		// (The same page under another session id is the Learner's to
-		// sort out, not a pattern's budget to spend.)
+		// sort out, not a pattern's budget to spend; and a pattern's
+		// budget counts discovery, not revisits of its pages.)
 		c.space.patterns.Fetched(res.URL, drop, dup)
 	}
 	if dup.Kind != "" {

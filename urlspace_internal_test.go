@@ -75,6 +75,14 @@ func TestDupIndex(t *testing.T) {
 	if k := classify("/list", home, 0); k != "" {
 		t.Fatalf("the first page is a %s", k)
 	}
+	// A revisit of the same URL, with the same text or links in another
+	// order, is not a repeat of itself.
+	if k := classify("/list", home, 0); k != "" {
+		t.Errorf("a revisit of the first page is a %s", k)
+	}
+	if k := classify("/list", print("/list", long+" list", links("/", "/i/e", "/i/d", "/i/c", "/i/b", "/i/a")), 0); k != "" {
+		t.Errorf("a revisit with its links reordered is a %s", k)
+	}
 	// The same long text elsewhere: a copy.
 	if k := classify("/list?sid=2", print("/list?sid=2", long+" list", items), 0); k != urlspace.DupCopy {
 		t.Errorf("same text: %q, want copy", k)

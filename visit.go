@@ -513,11 +513,15 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			} else {
 				links, canonical, found = c.follow(item, res)
 			}
-			if res.Status == http.StatusOK && res.Complete() && prev == nil {
-				// A page is judged on its first visit; a revisit finds
-				// the same URL, not another page with its content.
-				key, follow := c.judgePage(item, res, canonical, found, links)
-				c.observe(res.URL, key)
+			if res.Status == http.StatusOK && res.Complete() {
+				// A revisit is judged too (its page may now repeat
+				// another, and a resumed crawl's index starts empty),
+				// never against itself; but the same URL with new content
+				// says nothing of which parameters matter.
+				key, follow := c.judgePage(item, res, canonical, found, links, prev != nil)
+				if prev == nil {
+					c.observe(res.URL, key)
+				}
 				if !follow {
 					links = nil
 					duplicate = true
