@@ -463,6 +463,10 @@ func (c *Crawler) Progress() Progress {
 	for _, n := range s.Errors {
 		errs += n
 	}
+	waiting := make(map[WaitReason]int, len(snap.Waiting))
+	for r, n := range snap.Waiting {
+		waiting[WaitReason(r)] += n
+	}
 	return Progress{
 		Elapsed:     time.Since(s.Started),
 		Requests:    s.Requests,
@@ -472,7 +476,7 @@ func (c *Crawler) Progress() Progress {
 		WireBytes:   s.WireBytes,
 		Queued:      snap.Pending,
 		Active:      snap.Held,
-		Waiting:     snap.Waiting,
+		Waiting:     waiting,
 	}
 }
 

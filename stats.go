@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
-	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
 )
 
 // Summary is what a crawl did, for the person who ran it and for the site
@@ -69,10 +68,22 @@ type Progress struct {
 	Errors      int
 	NotModified int
 	WireBytes   int64
-	Queued      int                     // URLs waiting
-	Active      int                     // hosts being fetched now
-	Waiting     map[hostload.Reason]int // hosts waiting, by reason
+	Queued      int                // URLs waiting
+	Active      int                // hosts being fetched now
+	Waiting     map[WaitReason]int // hosts waiting, by reason
 }
+
+// WaitReason says why a host is waiting (Progress.Waiting).
+type WaitReason string
+
+// Reasons a host waits.
+const (
+	WaitDelay   WaitReason = "delay"   // the gap after its last request (Delay, Crawl-delay)
+	WaitRate    WaitReason = "rate"    // the rate learned from how the host answers
+	WaitBackoff WaitReason = "backoff" // the host pushed back: refusals, errors, Retry-After
+	WaitRobots  WaitReason = "robots"  // its robots.txt is unavailable; asked again later
+	WaitAddress WaitReason = "address" // other hosts at the same IP address are being fetched
+)
 
 // stats collects counters from the workers. Safe for concurrent use.
 type stats struct {

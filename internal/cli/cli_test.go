@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -126,6 +127,7 @@ func TestRefusals(t *testing.T) {
 		{"refresh share above 1", []string{"--continuous", "--refresh-share", "1.5", "http://a.test/"}, "--refresh-share"},
 		{"recheck-every 0", []string{"--continuous", "--recheck-every", "0", "http://a.test/"}, "--recheck-every"},
 		{"negative for", []string{"--for", "-1s", "http://a.test/"}, "--for"},
+		{"unknown log format", []string{"--log-format", "xml", "http://a.test/"}, "--log-format"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -359,5 +361,33 @@ func TestResumeKeepsExclude(t *testing.T) {
 	defer mu.Unlock()
 	if want := "/robots.txt / /one /three"; strings.Join(got, " ") != want {
 		t.Errorf("requests %q, want %q (/two excluded by the first run)", strings.Join(got, " "), want)
+	}
+}
+
+// TestLogFormatJSON: with --log-format json every log line is a JSON
+// object with a message and a level.
+func TestLogFormatJSON(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	job := filepath.Join(t.TempDir(), "job")
+	_, _, errs := run(t, "crawl", "-q", "-v", "--log-format", "json", "--delay", "1ms", "--job", job,
+		"--allow-private-networks", "http://"+closed+"/")
+	lines := 0
+	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue // the one-line reason the crawl failed, if any
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m["msg"] == nil || m["level"] == nil {
+			t.Errorf("log line %q: %v", line, err)
+		}
+		lines++
+	}
+	if lines == 0 {
+		t.Errorf("no JSON log line on stderr:\n%s", errs)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
-	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
 	"github.com/spf13/cobra"
 )
 
@@ -47,6 +46,7 @@ type crawlFlags struct {
 	timeout      time.Duration
 	verbose      bool
 	quiet        bool
+	logFormat    string
 }
 
 func newCrawlCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -111,6 +111,7 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "limit on one HTTP exchange, body included")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every fetch failure and robots.txt problem")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display, only the summary")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log lines as text (key=value) or json (one object a line), on stderr")
 	return cmd
 }
 
@@ -145,6 +146,16 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 	if f.verbose {
 		level = slog.LevelInfo
 	}
+	opts := &slog.HandlerOptions{Level: level}
+	var handler slog.Handler
+	switch f.logFormat {
+	case "text":
+		handler = slog.NewTextHandler(stderr, opts)
+	case "json":
+		handler = slog.NewJSONHandler(stderr, opts)
+	default:
+		return gentlecrawl.Config{}, fmt.Errorf("--log-format %q: text or json", f.logFormat)
+	}
 	return gentlecrawl.Config{
 		JobDir:               f.job,
 		Seeds:                seeds,
@@ -174,7 +185,7 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Resolve:              f.resolve,
 		ConnectTo:            f.connectTo,
 		AllowPrivateNetworks: f.allowPrivate,
-		Logger:               slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Logger:               slog.New(handler),
 	}, nil
 }
 
@@ -256,19 +267,19 @@ func progressLine(p gentlecrawl.Progress, rate float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %d pages (%.1f/s)  %d queued  %d hosts active",
 		p.Elapsed.Round(time.Second), p.Pages, rate, p.Queued, p.Active)
-	if n := p.Waiting[hostload.ReasonDelay]; n > 0 {
+	if n := p.Waiting[gentlecrawl.WaitDelay]; n > 0 {
 		fmt.Fprintf(&b, ", %d waiting for their delay", n)
 	}
-	if n := p.Waiting[hostload.ReasonRate]; n > 0 {
+	if n := p.Waiting[gentlecrawl.WaitRate]; n > 0 {
 		fmt.Fprintf(&b, ", %d held to their learned rate", n)
 	}
-	if n := p.Waiting[hostload.ReasonBackoff]; n > 0 {
+	if n := p.Waiting[gentlecrawl.WaitBackoff]; n > 0 {
 		fmt.Fprintf(&b, ", %d backing off", n)
 	}
-	if n := p.Waiting[hostload.ReasonRobots]; n > 0 {
+	if n := p.Waiting[gentlecrawl.WaitRobots]; n > 0 {
 		fmt.Fprintf(&b, ", %d waiting for robots.txt", n)
 	}
-	if n := p.Waiting[hostload.ReasonAddr]; n > 0 {
+	if n := p.Waiting[gentlecrawl.WaitAddress]; n > 0 {
 		fmt.Fprintf(&b, ", %d waiting for their address", n)
 	}
 	if p.NotModified > 0 {
