@@ -1,10 +1,12 @@
 package gentlecrawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -143,6 +145,28 @@ type Config struct {
 
 	// Logger receives the crawl's log; nil means silent.
 	Logger *slog.Logger
+
+	// OnPage, when set, is called for each page fetched (every answer to a
+	// URL of the crawl, robots.txt aside) once its WARC records are
+	// written, with what was received. It is called from the crawl's
+	// workers: for pages of different hosts at the same time, so it must
+	// be safe for concurrent use, and the crawl of that host waits while
+	// it runs. The Page and its slices are its to keep. An error stops the
+	// crawl: Run returns it, and the URL stays queued for the next run.
+	OnPage func(ctx context.Context, p *Page) error
+}
+
+// Page is a fetched page, as Config.OnPage receives it.
+type Page struct {
+	URL     string      // the URL fetched
+	Status  int         // the HTTP status
+	Header  http.Header // the response's header
+	Body    []byte      // the body, decoded (Content-Encoding undone); nil when it could not be
+	Links   []string    // the in-scope URLs it leads to (links of an HTML page, a redirect's target), absolute
+	Purpose string      // "discovery" (never fetched before) or "refresh"
+	Start   time.Time   // when the request was sent
+	End     time.Time   // when the answer was read
+	TTFB    time.Duration
 }
 
 // CrawlDelayMode is how a robots.txt Crawl-delay is treated.

@@ -53,6 +53,8 @@ type Crawler struct {
 	pagesStarted atomic.Int64 // for MaxPages
 	stopReason   atomic.Value // string
 	running      atomic.Bool
+	// onPageErr is the error of Config.OnPage that stopped the crawl.
+	onPageErr atomic.Pointer[onPageError]
 }
 
 // New checks cfg and returns a crawler. It touches nothing on disk: a bad
@@ -156,6 +158,9 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	sum.WARCFiles = c.warc.Files()
 	if err := c.appendRunLog(&sum); err != nil {
 		return &sum, err
+	}
+	if pe := c.onPageErr.Load(); pe != nil {
+		return &sum, pe
 	}
 	return &sum, nil
 }
@@ -400,6 +405,10 @@ func (c *Crawler) work(ctx, acquireCtx context.Context, stop context.CancelFunc)
 			return
 		}
 		if err := c.visit(ctx, host); err != nil {
+			var pe *onPageError
+			if errors.As(err, &pe) {
+				c.onPageErr.CompareAndSwap(nil, pe)
+			}
 			if errors.Is(err, errBudgetSpent) {
 				c.setStop("max-pages")
 			} else if ctx.Err() == nil {

@@ -528,6 +528,16 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 				}
 			}
 		}
+		if c.cfg.OnPage != nil {
+			p := &Page{URL: item.URL, Status: res.Status, Header: res.Header.Clone(), Body: res.Body, Purpose: purpose,
+				Start: res.Start, End: res.End, TTFB: res.TTFB}
+			for _, l := range links {
+				p.Links = append(p.Links, l.URL)
+			}
+			if err := c.cfg.OnPage(ctx, p); err != nil {
+				return frontier.Result{}, o, &onPageError{err}
+			}
+		}
 		c.stats.update(func(s *Summary) {
 			s.Requests++
 			s.Pages++
@@ -575,6 +585,13 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 func lastNotModified(h *frontier.History) bool {
 	return len(h.Observed) > 0 && h.Observed[len(h.Observed)-1].NotModified
 }
+
+// onPageError is an error of Config.OnPage: it stops the crawl, and Run
+// returns it.
+type onPageError struct{ err error }
+
+func (e *onPageError) Error() string { return "OnPage: " + e.err.Error() }
+func (e *onPageError) Unwrap() error { return e.err }
 
 // capturedStatus is the status of a history's last full capture: a 304
 // stands for the 200 it confirmed.
