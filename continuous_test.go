@@ -25,8 +25,16 @@ func changingWeb(t *testing.T, seed int64, pages int, changes simweb.Changes) (*
 	if changes.Start.IsZero() {
 		changes.Start = time.Now().Add(-time.Hour)
 	}
-	web, err := simweb.New(simweb.Config{Seed: seed, Hosts: 1, PagesPerHost: pages, Profiles: []simweb.Profile{simweb.ProfileAllow},
+	web, catchAll := serveWeb(t, simweb.Config{Seed: seed, Hosts: 1, PagesPerHost: pages, Profiles: []simweb.Profile{simweb.ProfileAllow},
 		HostOptions: func(int, string) simweb.HostOptions { return simweb.HostOptions{Changes: &changes} }})
+	return web, web.Hosts()[0], catchAll
+}
+
+// serveWeb starts the simweb of cfg on loopback for the test, and returns
+// it with its server's catch-all address (for Config.ConnectTo).
+func serveWeb(t *testing.T, cfg simweb.Config) (*simweb.Web, string) {
+	t.Helper()
+	web, err := simweb.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +43,7 @@ func changingWeb(t *testing.T, seed int64, pages int, changes simweb.Changes) (*
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return web, web.Hosts()[0], srv.CatchAll()
+	return web, srv.CatchAll()
 }
 
 // fetchTimes returns, per path, the start of each GET the log shows.

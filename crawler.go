@@ -340,20 +340,31 @@ func (c *Crawler) admitSeeds(ctx context.Context) error {
 	if !c.cfg.Recrawl {
 		return nil
 	}
+	return c.requeueHistories(ctx, func(*frontier.History, *frontier.Candidate) bool { return true })
+}
+
+// requeueHistories puts URLs with a history back in their queues, as
+// Recrawl entries (a redirect chain cut at the limit stays cut), a
+// thousand at a time: those for which plan, which may set the entry's due
+// time, says yes. Frontier.Add skips URLs already pending.
+func (c *Crawler) requeueHistories(ctx context.Context, plan func(*frontier.History, *frontier.Candidate) bool) error {
 	var batch []frontier.Candidate
 	flush := func() error {
 		_, err := c.store.Add(ctx, frontier.Batch{Requeue: batch})
 		batch = batch[:0]
 		return err
 	}
-	err = c.store.EachHistory(ctx, func(h *frontier.History) error {
+	err := c.store.EachHistory(ctx, func(h *frontier.History) error {
 		u, err := url.Parse(h.URL)
 		if err != nil {
 			return nil
 		}
 		cand := c.candidate(u, 0)
 		cand.Recrawl = true
-		cand.Hops = h.Hops // a redirect chain cut at the limit stays cut
+		cand.Hops = h.Hops
+		if !plan(h, &cand) {
+			return nil
+		}
 		batch = append(batch, cand)
 		if len(batch) >= 1000 {
 			return flush()

@@ -150,32 +150,27 @@ func rateOf(h *frontier.History) (float64, bool) {
 	if h == nil || len(h.Observed) == 0 {
 		return 0, false
 	}
-	obs := make([]revisit.Observation, len(h.Observed))
-	for i, o := range h.Observed {
-		obs[i] = revisit.Observation{Interval: o.Interval, Changed: o.Changed, Dated: o.Dated, Age: o.Age, Before: o.Before}
-	}
-	r := revisit.Estimate(obs, !h.DatesUnreliable)
+	r := revisit.Estimate(observations(h), !h.DatesUnreliable)
 	return r, r > 0
 }
 
-// posterior is the rate of a page from its visits, with its host's pages
-// of its kind as the prior (revisit.Demand.Posterior), and false when its
-// visits say nothing yet. It also returns the visits and the prior used,
-// for revisit.Demand.Decide.
-func (d *demand) posterior(hd *hostDemand, h *frontier.History) (float64, bool, []revisit.Observation, *revisit.Demand) {
-	if len(h.Observed) == 0 {
-		return 0, false, nil, nil
+// priorFor returns a copy of the rates a page of the host borrows from:
+// those of its kind when there are enough, else the host's. Called with
+// d.mu held; the copy is used without it.
+func (hd *hostDemand) priorFor(h *frontier.History) revisit.Demand {
+	if t := hd.byType[typeClass(h)]; t != nil && t.Len() >= 30 {
+		return *t
 	}
+	return hd.rates
+}
+
+// observations converts a history's visits for the estimators.
+func observations(h *frontier.History) []revisit.Observation {
 	obs := make([]revisit.Observation, len(h.Observed))
 	for i, o := range h.Observed {
 		obs[i] = revisit.Observation{Interval: o.Interval, Changed: o.Changed, Dated: o.Dated, Age: o.Age, Before: o.Before}
 	}
-	prior := &hd.rates
-	if t := hd.byType[typeClass(h)]; t != nil && t.Len() >= 30 {
-		prior = t
-	}
-	r := prior.Posterior(obs, !h.DatesUnreliable)
-	return r, r > 0, obs, prior
+	return obs
 }
 
 // typeClass is the kind of page a history is of, for priors: "html" or
@@ -244,24 +239,34 @@ func (d *demand) count(host string, before, after *frontier.History) {
 func (d *demand) interval(host string, h *frontier.History, now time.Time, hinted float64) time.Duration {
 	d.mu.Lock()
 	hd := d.host(host)
-	rate, ok, obs, prior := d.posterior(hd, h)
+	prior := hd.priorFor(h)
+	median := d.prior(hd)
+	price := d.priceOf(hd, now)
+	counted := hd.rates.Len() > 0
+	d.mu.Unlock()
+
+	// The estimates work on the copy: the lock is not held through them.
+	obs := observations(h)
+	dates := !h.DatesUnreliable
+	rate := 0.0
+	if len(obs) > 0 {
+		rate = prior.Posterior(obs, dates)
+	}
+	ok := rate > 0
 	switch {
 	case ok:
 	case hinted > 0:
 		rate = hinted
 	default:
-		rate = d.prior(hd)
+		rate = median
 	}
-	price := d.priceOf(hd, now)
-	counted := hd.rates.Len() > 0
 	f := revisit.Frequency(rate, price, d.minFreq, d.maxFreq)
 	if ok {
 		// Over the uncertainty of the rate, not at its mean.
-		if g, decided := prior.Decide(obs, !h.DatesUnreliable, price, d.minFreq, d.maxFreq); decided {
+		if g, decided := prior.Decide(obs, dates, price, d.minFreq, d.maxFreq); decided {
 			f = g
 		}
 	}
-	d.mu.Unlock()
 	if !ok || !counted {
 		// Not in the host's rates (nothing seen yet, or the first page):
 		// no more than the page itself is worth.
@@ -339,7 +344,7 @@ func (c *Crawler) revisitAt(host string, outcome frontier.Outcome, h *frontier.H
 // and the pages visited by earlier runs that are not queued (a job crawled
 // without Continuous) are queued for their revisit. Two passes over the
 // histories: the first counts, so that the second plans with every page's
-// rate known, a thousand pages at a time.
+// rate known.
 func (c *Crawler) planRevisits(ctx context.Context, hosts []frontier.HostInfo) error {
 	pendingOf := make(map[string]int)
 	err := c.store.EachHistory(ctx, func(h *frontier.History) error {
@@ -359,39 +364,21 @@ func (c *Crawler) planRevisits(ctx context.Context, hosts []frontier.HostInfo) e
 		c.demand.addFresh(hi.Host, hi.Pending-pendingOf[hi.Host])
 	}
 	now := time.Now()
-	var batch []frontier.Candidate
-	flush := func() error {
-		_, err := c.store.Add(ctx, frontier.Batch{Requeue: batch})
-		batch = batch[:0]
-		return err
-	}
-	err = c.store.EachHistory(ctx, func(h *frontier.History) error {
+	return c.requeueHistories(ctx, func(h *frontier.History, cand *frontier.Candidate) bool {
 		switch frontier.Outcome(h.Outcome) {
 		case frontier.Fetched, frontier.Unchanged, frontier.Gone, frontier.Failed:
 		default:
-			return nil
+			return false
 		}
-		u, err := url.Parse(h.URL)
-		if h.Pending || err != nil {
-			return nil
+		if h.Pending {
+			return false
 		}
-		cand := c.candidate(u, 0)
-		cand.Recrawl = true
-		cand.Hops = h.Hops
 		cand.Due = c.revisitAt(cand.Host, frontier.Outcome(h.Outcome), h, h.Fetched, 0)
 		if cand.Due.Before(now) {
 			cand.Due = now
 		}
-		batch = append(batch, cand)
-		if len(batch) == 1000 {
-			return flush()
-		}
-		return nil
+		return true
 	})
-	if err != nil {
-		return err
-	}
-	return flush()
 }
 
 // observeVisit adds what a visit saw to the page's history h (the

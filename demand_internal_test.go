@@ -117,8 +117,12 @@ func TestTypePriors(t *testing.T) {
 		d.count("a.test", nil, page("image/png", 400*24*time.Hour))
 	}
 	hd := d.hosts["a.test"]
-	html, _, _, _ := d.posterior(hd, page("text/html", 2*time.Hour))
-	img, _, _, _ := d.posterior(hd, page("image/png", 2*time.Hour))
+	estimate := func(h *frontier.History) float64 {
+		prior := hd.priorFor(h)
+		return prior.Posterior(observations(h), true)
+	}
+	html := estimate(page("text/html", 2*time.Hour))
+	img := estimate(page("image/png", 2*time.Hour))
 	t.Logf("seen once, last changed 2 hours ago: HTML page every %v, image every %v", time.Duration(float64(time.Second)/html), time.Duration(float64(time.Second)/img))
 	if !(img < html/2) {
 		t.Errorf("image rate %v not well below the HTML page's %v", img, html)

@@ -17,21 +17,13 @@ import (
 // of an HTML page and its links; an error it returns stops the crawl, and
 // Run returns it.
 func TestOnPage(t *testing.T) {
-	web, err := simweb.New(simweb.Config{Seed: 3, Hosts: 1, PagesPerHost: 30, Profiles: []simweb.Profile{simweb.ProfileAllow}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	web, catchAll := serveWeb(t, simweb.Config{Seed: 3, Hosts: 1, PagesPerHost: 30, Profiles: []simweb.Profile{simweb.ProfileAllow}})
 	h := web.Hosts()[0]
 	var mu sync.Mutex
 	got := map[string]*gentlecrawl.Page{}
 	cfg := gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: []string{srv.CatchAll()}, AllowPrivateNetworks: true,
+		ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
 		OnPage: func(_ context.Context, p *gentlecrawl.Page) error {
 			mu.Lock()
 			defer mu.Unlock()

@@ -355,11 +355,9 @@ func binRate(b int) float64 {
 // Add counts n pages (−n to take them out) of the given rate.
 func (d *Demand) Add(rate float64, n int) {
 	b := demandBin(rate)
-	d.bins[b] = max(0, d.bins[b]+int32(n))
-	d.total = 0
-	for _, c := range d.bins {
-		d.total += int(c)
-	}
+	c := max(0, d.bins[b]+int32(n))
+	d.total += int(c - d.bins[b])
+	d.bins[b] = c
 }
 
 // Len is the number of pages counted.
