@@ -8,6 +8,15 @@
 // a rename when the file is closed; [Recover] closes out the .open files a crashed
 // writer left behind.
 //
+// Beside each file it closes, NAME.warc.gz, the Writer writes NAME.cdxj, its index in
+// the CDXJ form of pywb: one line per response and revisit record, "KEY TIMESTAMP
+// JSON", where KEY is the [SURT] form of the URI, TIMESTAMP the WARC-Date as 14
+// digits, and JSON gives url, mime, status, digest (of the payload, base32 without
+// its "sha1:" label, as pywb writes it), and the offset and length of the record's
+// gzip member in filename. The lines are sorted, so replay tools can use the files
+// as they are. The index is written to a temporary file and renamed; a file whose
+// index a crash kept from being written gets one from [Recover].
+//
 // A [Reader] reads records back, from files gzipped per record or plain. It is minimal
 // (type, header fields, block) but strict, and it bounds what untrusted input can make
 // it allocate.

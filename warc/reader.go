@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -99,7 +100,7 @@ func (r *Reader) Next() (*Record, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	rec, err := readRecord(r.br, r.maxBlock, true)
+	rec, err := readRecord(r.br, r.maxBlock, math.MaxInt64)
 	if err != nil {
 		if err != io.EOF {
 			err = fmt.Errorf("record %d: %w", r.n+1, err)
@@ -112,8 +113,9 @@ func (r *Reader) Next() (*Record, error) {
 }
 
 // readRecord reads one record from br. At a clean end of input it returns io.EOF.
-// With keep false the block is checked and discarded, and Block is nil.
-func readRecord(br *bufio.Reader, maxBlock int64, keep bool) (*Record, error) {
+// Block holds the first keep bytes of the block, the rest is read and discarded;
+// with keep 0 Block is nil.
+func readRecord(br *bufio.Reader, maxBlock, keep int64) (*Record, error) {
 	// Tolerate empty lines between records, which some writers add.
 	var line []byte
 	budget := MaxHeaderSize
@@ -184,8 +186,12 @@ func readRecord(br *bufio.Reader, maxBlock int64, keep bool) (*Record, error) {
 	// Copy rather than allocate n bytes up front: a short input claiming a large
 	// block then costs only what it holds.
 	var dst io.Writer = io.Discard
-	var block bytes.Buffer
-	if keep {
+	var block headWriter
+	switch {
+	case keep >= n:
+		dst = &block.buf
+	case keep > 0:
+		block.max = keep
 		dst = &block
 	}
 	if got, err := io.CopyN(dst, br, n); err != nil {
@@ -194,8 +200,8 @@ func readRecord(br *bufio.Reader, maxBlock int64, keep bool) (*Record, error) {
 		}
 		return nil, fmt.Errorf("%w: block ends after %d of %d bytes: %w", ErrMalformed, got, n, err)
 	}
-	if keep {
-		rec.Block = block.Bytes()
+	if keep > 0 {
+		rec.Block = block.buf.Bytes()
 	}
 
 	var end [4]byte
@@ -209,6 +215,19 @@ func readRecord(br *bufio.Reader, maxBlock int64, keep bool) (*Record, error) {
 		return nil, fmt.Errorf("%w: record does not end in CRLF CRLF", ErrMalformed)
 	}
 	return rec, nil
+}
+
+// headWriter keeps the first max bytes written to it and drops the rest.
+type headWriter struct {
+	buf bytes.Buffer
+	max int64
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if room := h.max - int64(h.buf.Len()); room > 0 {
+		h.buf.Write(p[:min(int64(len(p)), room)])
+	}
+	return len(p), nil
 }
 
 func headerErr(err error) error {

@@ -101,6 +101,13 @@ type Exchange struct {
 // is named with the suffix ".open", which is dropped by a rename when the file is
 // closed (on rotation or Close); every file starts with a warcinfo record.
 //
+// When it closes a file, the Writer writes its CDXJ index beside it, named as
+// [IndexPath] says: one line per response and revisit record, in the form pywb
+// reads (a [SURT] key, a 14-digit timestamp and a JSON object with url, mime,
+// status, digest, length, offset and filename), sorted. The lines are kept in
+// memory until then, about 200 bytes per exchange plus its URL, so a file's index
+// costs memory in proportion to its number of exchanges.
+//
 // A Writer is created with [Create], opens its first file on the first Write, and
 // must be closed with Close. It is safe for concurrent use: records are compressed
 // outside the lock, so writers on several goroutines compress in parallel.
@@ -131,6 +138,9 @@ type Writer struct {
 		// whether a file must be opened.
 		infoID string
 		files  []string
+		// index holds the index entries of the records in f, written beside the
+		// file when it is closed.
+		index []indexEntry
 	}
 }
 
@@ -282,7 +292,7 @@ func (w *Writer) Write(ex *Exchange) (recordID string, err error) {
 		}
 
 		buf.Reset()
-		encodeExchange(buf, ex, date, reqID, respID, infoID)
+		reqLen, entry := encodeExchange(buf, ex, date, reqID, respID, infoID)
 
 		w.mu.Lock()
 		if err := w.usableLocked(); err != nil {
@@ -300,7 +310,7 @@ func (w *Writer) Write(ex *Exchange) (recordID string, err error) {
 			w.mu.Unlock()
 			return "", err
 		}
-		err = w.appendLocked(buf.Bytes())
+		err = w.appendLocked(buf.Bytes(), reqLen, entry)
 		w.mu.Unlock()
 		if err != nil {
 			return "", err
@@ -317,16 +327,22 @@ func (w *Writer) usableLocked() error {
 }
 
 // appendLocked writes one encoded exchange to the current file, opening one if none
-// is open and closing it when it has reached the maximum size.
-func (w *Writer) appendLocked(p []byte) error {
+// is open and closing it when it has reached the maximum size. The exchange's
+// request record is the first reqLen bytes of p, its response or revisit record the
+// rest, described by entry for the index.
+func (w *Writer) appendLocked(p []byte, reqLen int, entry indexEntry) error {
 	if w.mu.f == nil {
 		if err := w.openLocked(); err != nil {
 			return err
 		}
 	}
+	start := w.mu.size
 	if err := w.writeLocked(p); err != nil {
 		return err
 	}
+	entry.offset = start + int64(reqLen)
+	entry.length = int64(len(p) - reqLen)
+	w.mu.index = append(w.mu.index, entry)
 	if w.mu.size >= w.maxSize {
 		w.mu.rotateErr = w.closeFileLocked()
 	}
@@ -429,11 +445,11 @@ func (w *Writer) openLocked() error {
 	return nil
 }
 
-// closeFileLocked fsyncs, closes and renames the current file. The next file gets a
-// new warcinfo record ID.
+// closeFileLocked fsyncs, closes and renames the current file, and writes its
+// index. The next file gets a new warcinfo record ID.
 func (w *Writer) closeFileLocked() error {
-	f, path := w.mu.f, w.mu.path
-	w.mu.f = nil
+	f, path, index := w.mu.f, w.mu.path, w.mu.index
+	w.mu.f, w.mu.index = nil, nil
 	w.mu.infoID = newRecordID()
 
 	// fsync before the rename, so a crash never leaves a final name on a file
@@ -450,7 +466,10 @@ func (w *Writer) closeFileLocked() error {
 		return fmt.Errorf("warc: %w", err)
 	}
 	w.mu.files[len(w.mu.files)-1] = final
-	return syncDir(w.dir)
+	// After the rename: a crash in between leaves a closed file without an
+	// index, which Recover makes. Failing here leaves the same.
+	err = writeIndex(final, index)
+	return errors.Join(err, syncDir(w.dir))
 }
 
 // syncDir makes a rename in dir durable.
@@ -509,7 +528,7 @@ func (w *Writer) Close() error {
 	}
 	if w.mu.err != nil {
 		w.mu.f.Close()
-		w.mu.f = nil
+		w.mu.f, w.mu.index = nil, nil
 		return errors.Join(rotateErr, w.mu.err)
 	}
 	return errors.Join(rotateErr, w.closeFileLocked())
@@ -525,8 +544,9 @@ func (w *Writer) Files() []string {
 }
 
 // encodeExchange appends the request record and the response or revisit record of
-// ex to dst, each as its own gzip member.
-func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, respID, infoID string) {
+// ex to dst, each as its own gzip member. It returns the length of the request
+// record's member and the index entry of the other, without offset and length.
+func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, respID, infoID string) (reqLen int, entry indexEntry) {
 	common := func(typ, id, concurrent string) []field {
 		fs := []field{
 			{"WARC-Type", typ},
@@ -546,9 +566,12 @@ func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, resp
 	req = append(req,
 		field{"WARC-Block-Digest", sha1Digest(ex.Request)},
 		field{"Content-Type", contentTypeRequest})
+	before := dst.Len()
 	writeRecord(dst, req, ex.Request)
+	reqLen = dst.Len() - before
 
 	var resp []field
+	typ, payloadDigest := typeResponse, ""
 	if ex.Revisit {
 		resp = common(typeRevisit, respID, reqID)
 		resp = append(resp, field{"WARC-Profile", ProfileServerNotModified})
@@ -569,14 +592,16 @@ func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, resp
 	}
 	resp = append(resp, field{"WARC-Block-Digest", sha1Digest(ex.Response)})
 	if ex.Revisit {
-		if ex.RefersToPayloadDigest != "" {
-			resp = append(resp, field{"WARC-Payload-Digest", ex.RefersToPayloadDigest})
-		}
+		typ, payloadDigest = typeRevisit, ex.RefersToPayloadDigest
 	} else if body, ok := httpBody(ex.Response); ok {
-		resp = append(resp, field{"WARC-Payload-Digest", sha1Digest(body)})
+		payloadDigest = sha1Digest(body)
+	}
+	if payloadDigest != "" {
+		resp = append(resp, field{"WARC-Payload-Digest", payloadDigest})
 	}
 	resp = append(resp, field{"Content-Type", contentTypeResponse})
 	writeRecord(dst, resp, ex.Response)
+	return reqLen, newIndexEntry(typ, ex.TargetURI, formatDate(date), ex.Response, payloadDigest)
 }
 
 // gzipFree keeps gzip writers for reuse. A gzip writer holds several hundred

@@ -125,8 +125,8 @@ func TestRoundTrip(t *testing.T) {
 	if want := "gentlecrawl-20250301123045-00000.warc.gz"; name != want {
 		t.Errorf("file name %q, want %q", name, want)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("dir holds %d entries, want just the WARC file", len(entries))
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("dir holds %d entries, want just the WARC file and its index", len(entries))
 	}
 
 	recs := readFile(t, files[0])
