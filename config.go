@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -154,6 +155,17 @@ type Config struct {
 	// it runs. The Page and its slices are its to keep. An error stops the
 	// crawl: Run returns it, and the URL stays queued for the next run.
 	OnPage func(ctx context.Context, p *Page) error
+
+	// MetricsAddr, when set (HOST:PORT; port 0 picks one), serves
+	// /metrics in the Prometheus text format while the crawl runs: the
+	// requests by kind, purpose, code and file type, response-time and
+	// size histograms, bytes received and saved, queue sizes and hosts
+	// waiting by reason. The address served is logged ("metrics served").
+	MetricsAddr string
+	// MetricsHosts is how many hosts get their own "host" label (the
+	// first seen); the others are counted as "other". Default 0: no
+	// per-host series.
+	MetricsHosts int
 }
 
 // Page is a fetched page, as Config.OnPage receives it.
@@ -356,6 +368,14 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	}
 	if c.For < 0 {
 		return c, nil, fmt.Errorf("--for %v: must not be negative", c.For)
+	}
+	if c.MetricsHosts < 0 || c.MetricsHosts > maxMetricsHosts {
+		return c, nil, fmt.Errorf("--metrics-hosts %d: want 0 to %d (each host is a set of series)", c.MetricsHosts, maxMetricsHosts)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return c, nil, fmt.Errorf("--metrics-addr %q: want HOST:PORT (%v)", c.MetricsAddr, err)
+		}
 	}
 	if c.RevisitMin == 0 {
 		c.RevisitMin = time.Hour

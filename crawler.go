@@ -18,6 +18,8 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
 	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+	"github.com/gentlecrawl/gentlecrawl/internal/metrics"
+	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 	"github.com/gentlecrawl/gentlecrawl/warc"
 )
@@ -36,9 +38,12 @@ type Crawler struct {
 	store  frontier.Frontier
 	client *fetch.Client
 	warc   *warc.Writer
-	sched  *hostload.Scheduler
-	stats  *stats
-	robots robotsCache
+	reqlog *reqlog.Writer // the job's request log for this run
+	// metrics counts requests for Config.MetricsAddr; nil when not served.
+	metrics *metrics.Metrics
+	sched   *hostload.Scheduler
+	stats   *stats
+	robots  robotsCache
 	// validators learns which validators each origin honours.
 	validators validatorBook
 	// rate spaces every request of the crawl (Config.MaxRate); nil: no budget.
@@ -88,6 +93,14 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	defer unlock()
 	defer c.client.Close()
+	if c.cfg.MetricsAddr != "" {
+		stop, err := c.serveMetrics()
+		if err != nil {
+			c.closeOutputs()
+			return nil, err
+		}
+		defer stop()
+	}
 
 	if err := c.rememberSeeds(ctx); err != nil {
 		c.closeOutputs()
@@ -149,6 +162,8 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	wg.Wait()
 
 	sum := c.finish(ctx)
+	sum.Run = c.reqlog.Run
+	c.logQueues(ctx)
 	if err := c.validators.save(context.WithoutCancel(ctx), c.store); err != nil && sum.Stopped == "finished" {
 		sum.Stopped = "error: " + err.Error()
 	}
@@ -222,6 +237,11 @@ func (c *Crawler) openJob() (unlock func(), err error) {
 	if err != nil {
 		return fail(err)
 	}
+	c.reqlog, err = reqlog.Create(dir, time.Now())
+	if err != nil {
+		c.warc.Close()
+		return fail(fmt.Errorf("cannot start the request log: %w", err))
+	}
 	fc, err := c.cfg.fetchConfig()
 	if err == nil {
 		fc.Logger = c.cfg.Logger
@@ -229,6 +249,7 @@ func (c *Crawler) openJob() (unlock func(), err error) {
 	}
 	if err != nil {
 		c.warc.Close()
+		c.reqlog.Close()
 		return fail(err)
 	}
 	return func() {
@@ -237,9 +258,13 @@ func (c *Crawler) openJob() (unlock func(), err error) {
 	}, nil
 }
 
-// closeOutputs closes the WARC writer and the store; the first error wins.
+// closeOutputs closes the WARC writer, the request log and the store; the
+// first error wins.
 func (c *Crawler) closeOutputs() error {
 	err := c.warc.Close()
+	if rerr := c.reqlog.Close(); err == nil {
+		err = rerr
+	}
 	if serr := c.store.Close(); err == nil {
 		err = serr
 	}

@@ -17,8 +17,8 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli"},
 	"cmd/simweb":        {"internal/simweb"},
-	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch"},
-	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/urlspace", "internal/simhash", "internal/revisit"},
+	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report"},
+	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},
 	"robots":            {},
 	"urlnorm":           {},
 	"extract":           {"urlnorm"},
@@ -31,6 +31,9 @@ var layering = map[string][]string{
 	"internal/simweb":                {},
 	"internal/simhash":               {},
 	"internal/revisit":               {},
+	"internal/reqlog":                {},
+	"internal/metrics":               {"internal/reqlog"},
+	"internal/report":                {"internal/reqlog"},
 	"internal/urlspace":              {"urlnorm"},
 	// A real nginx for tests and benchmarks (issue #12); see testOnly.
 	"internal/nginxtest": {"internal/simweb"},

@@ -14,6 +14,7 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
 	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/robots"
 )
 
@@ -144,6 +145,7 @@ func (c *Crawler) robotsFor(ctx context.Context, origin string) (*hostRobots, er
 	}
 	r := c.rulesFromRecord(rec)
 	c.robots.set(origin, r)
+	c.logCrawlDelay(origin, r)
 	if r.unavailable && !now.Before(r.retryAt) {
 		return nil, nil
 	}
@@ -245,6 +247,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 	if err := c.rate.wait(ctx); err != nil {
 		return time.Now(), hostload.ReasonDelay, err
 	}
+	start := time.Now()
 	res, ferr := c.client.Do(ctx, fetch.Request{URL: target, AllTypes: true})
 	end := time.Now()
 	if res != nil {
@@ -261,6 +264,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 		return time.Time{}, "", ctx.Err()
 	}
 	c.stats.update(func(s *Summary) { s.Requests++ })
+	c.logRequest(reqlog.KindRobots, "", target, start, res, ferr, false, "", 0)
 	if res != nil {
 		if err := c.record(res, nil); err != nil {
 			return time.Time{}, "", err
@@ -320,6 +324,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 	}
 	r := c.rulesFromRecord(rec)
 	c.robots.set(origin, r)
+	c.logCrawlDelay(origin, r)
 	if d.Source == robots.SourceResponse {
 		if err := c.robotsSitemaps(ctx, origin, d.Robots.Sitemaps()); err != nil {
 			return time.Time{}, "", err

@@ -24,6 +24,9 @@ type Summary struct {
 	// (only hosts whose robots.txt is unavailable are left; their URLs
 	// stay queued).
 	Stopped string `json:"stopped"`
+	// Run numbers the runs of a job, from 1; its request log is
+	// requests/NNNNNN.tsv in the job directory.
+	Run int `json:"run"`
 
 	Requests         int                      `json:"requests"`               // every HTTP request sent, robots.txt included
 	Pages            int                      `json:"pages"`                  // URL fetches (robots.txt not counted)

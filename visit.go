@@ -441,6 +441,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 		o.Failed = kind != "private-network" && kind != "other"
 		outcome, h.Error = frontier.Failed, ferr.Error()
 		c.stats.update(func(s *Summary) { s.Requests++; s.Pages++; s.ByPurpose[purpose]++; s.Errors[kind]++ })
+		c.logRequest(requestKind(item), purpose, u, o.Start, nil, ferr, req.ETag != "" || req.LastModified != "", "", 0)
 		c.cfg.Logger.Info("fetch failed", "url", item.URL, "err", ferr)
 	} else {
 		o.Start, o.End, o.Latency, o.Status = res.Start, res.End, res.TTFB, res.Status
@@ -538,6 +539,11 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 				return frontier.Result{}, o, &onPageError{err}
 			}
 		}
+		prevType := ""
+		if prev != nil {
+			prevType = prev.ContentType
+		}
+		c.logRequest(requestKind(item), purpose, u, o.Start, res, nil, res.Conditional, prevType, saved)
 		c.stats.update(func(s *Summary) {
 			s.Requests++
 			s.Pages++

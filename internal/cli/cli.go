@@ -63,6 +63,7 @@ func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 		return exitError{code: 2, err: err}
 	})
 	root.AddCommand(newCrawlCmd(stdout, stderr), newDemoCmd(stdout, stderr), newRobotsCmd(stdout, stderr))
+	root.AddCommand(newReportCmd(stdout, stderr))
 	return root
 }
 

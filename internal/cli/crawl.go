@@ -47,6 +47,8 @@ type crawlFlags struct {
 	verbose      bool
 	quiet        bool
 	logFormat    string
+	metricsAddr  string
+	metricsHosts int
 }
 
 func newCrawlCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -112,6 +114,8 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log every fetch failure and robots.txt problem")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress display, only the summary")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log lines as text (key=value) or json (one object a line), on stderr")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://`HOST:PORT`/metrics while the crawl runs")
+	fs.IntVar(&f.metricsHosts, "metrics-hosts", 0, "give the first `N` hosts their own \"host\" label in the metrics (the rest: \"other\")")
 	return cmd
 }
 
@@ -185,6 +189,8 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Resolve:              f.resolve,
 		ConnectTo:            f.connectTo,
 		AllowPrivateNetworks: f.allowPrivate,
+		MetricsAddr:          f.metricsAddr,
+		MetricsHosts:         f.metricsHosts,
 		Logger:               slog.New(handler),
 	}, nil
 }

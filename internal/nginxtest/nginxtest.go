@@ -481,7 +481,12 @@ func config(bin, dir string, sites []Site) (string, error) {
 		p("    root %s;", q(s.Root))
 		p("    index index.html;")
 		if l := s.Limit; l.Rate > 0 {
-			p("    limit_req zone=site%d burst=%d nodelay;", i, l.Burst)
+			if l.Burst > 0 {
+				p("    limit_req zone=site%d burst=%d nodelay;", i, l.Burst)
+			} else {
+				// nginx refuses "burst=0"; without burst none is allowed.
+				p("    limit_req zone=site%d;", i)
+			}
 			p("    limit_req_status %d;", l.Status)
 			if l.RetryAfter > 0 {
 				// always: add_header otherwise skips error statuses.

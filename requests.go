@@ -1,0 +1,138 @@
+package gentlecrawl
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/metrics"
+	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
+)
+
+// logRequest records one request sent, in the job's request log (what
+// `gentlecrawl report` reads) and in the metrics when they are served.
+// kind is reqlog.KindPage, KindSitemap or KindRobots; purpose is "" for
+// robots.txt; prevType is the Content-Type of the last full answer, the
+// type of a 304. Without an answer res is nil and ferr says why.
+func (c *Crawler) logRequest(kind, purpose string, u *url.URL, start time.Time, res *fetch.Result, ferr error, conditional bool, prevType string, saved int64) {
+	r := reqlog.Record{
+		Start: start, Kind: kind, Purpose: purpose, Conditional: conditional,
+		Host: politenessKey(u), URL: u.String(),
+	}
+	if res != nil {
+		r.Start, r.TTFB, r.Duration = res.Start, res.TTFB, res.Duration
+		r.Status, r.Wire, r.Body, r.Saved = res.Status, res.WireBytes, int64(len(res.Body)), saved
+		ct := res.Header.Get("Content-Type")
+		if ct == "" && res.NotModified {
+			ct = prevType
+		}
+		r.Type = reqlog.FileType(ct)
+		r.Compressed = res.Header.Get("Content-Encoding") != ""
+	} else {
+		r.Duration = time.Since(start)
+		r.Error = errorKind(ferr)
+	}
+	if c.reqlog != nil {
+		c.reqlog.Request(&r)
+	}
+	if c.metrics != nil {
+		c.metrics.Request(&r)
+	}
+}
+
+// logQueues writes each host's queue at the end of a run into the request
+// log: with the Crawl-delays, what a report needs to say how long one pass
+// over a host takes.
+func (c *Crawler) logQueues(ctx context.Context) {
+	if c.reqlog == nil {
+		return
+	}
+	hosts, err := c.store.Hosts(context.WithoutCancel(ctx))
+	if err != nil {
+		c.cfg.Logger.Warn("request log: cannot list the queues", "err", err)
+		return
+	}
+	for _, h := range hosts {
+		if h.Pending > 0 {
+			c.reqlog.Queued(h.Host, h.Pending)
+		}
+	}
+}
+
+// requestKind is the request log's kind of a queued URL's fetch.
+func requestKind(item *frontier.Item) string {
+	if item.Kind == kindSitemap {
+		return reqlog.KindSitemap
+	}
+	return reqlog.KindPage
+}
+
+// logCrawlDelay writes the Crawl-delay an origin's robots.txt asks of this
+// crawler into the request log, each time its rules are read.
+func (c *Crawler) logCrawlDelay(origin string, r *hostRobots) {
+	if c.reqlog == nil {
+		return
+	}
+	if d, ok := r.group.CrawlDelay(); ok {
+		if u, err := url.Parse(origin); err == nil {
+			c.reqlog.CrawlDelay(politenessKey(u), d)
+		}
+	}
+}
+
+// maxMetricsHosts bounds Config.MetricsHosts: a monitoring system stores
+// every series, and each host is several.
+const maxMetricsHosts = 1000
+
+// serveMetrics starts the /metrics endpoint of Config.MetricsAddr and
+// feeds it the crawl's progress every second; stop ends both.
+func (c *Crawler) serveMetrics() (stop func(), err error) {
+	m := metrics.New(c.cfg.MetricsHosts)
+	ln, err := net.Listen("tcp", c.cfg.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	c.metrics = m
+	c.cfg.Logger.Info("metrics served", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/metrics")
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	update := func() {
+		p := c.Progress()
+		waiting := make(map[string]int, len(p.Waiting))
+		for r, n := range p.Waiting {
+			waiting[string(r)] = n
+		}
+		m.Progress(metrics.Progress{Queued: p.Queued, Active: p.Active, Requests: p.Requests, Waiting: waiting})
+	}
+	update()
+	wg.Go(func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				update()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		update()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
+}
