@@ -173,8 +173,16 @@ func lineChart(times []time.Time, unit string, series []named) template.HTML {
 		} else if span >= 12*time.Hour {
 			layout = "01-02 15:04"
 		}
-		for _, i := range uniqueTicks(n, 5) {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xlab">%s</text>`, x(i), padT+plotH+16, html.EscapeString(times[i].Local().Format(layout)))
+		ticks := uniqueTicks(n, 5)
+		for k, i := range ticks {
+			anchor := "middle"
+			switch {
+			case len(ticks) > 1 && k == 0:
+				anchor = "start"
+			case len(ticks) > 1 && k == len(ticks)-1:
+				anchor = "end"
+			}
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xlab" text-anchor="%s">%s</text>`, x(i), padT+plotH+16, anchor, html.EscapeString(times[i].Local().Format(layout)))
 		}
 	}
 	for _, s := range series {
@@ -255,7 +263,8 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .facts th { width: 240px; font-weight: 600; }
 .grid { stroke: #e4e4e4; stroke-width: 1; }
 .ylab { font-size: 11px; fill: #555; text-anchor: end; }
-.xlab { font-size: 11px; fill: #555; text-anchor: middle; }
+.xlab { font-size: 11px; fill: #555; }
+svg { max-width: 100%; height: auto; }
 .legend, .val { font-size: 12px; fill: #333; }
 .bar { fill: #3366cc; }
 .grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 8px 24px; }
