@@ -116,6 +116,9 @@ func runDemo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nServer side of the second crawl: %d answers were 304 (%s of bodies), %d were full 200s (%s).\n",
 		notModified, byteSize(nmBytes), full, byteSize(fullBytes))
+	if f.job != "" {
+		fmt.Fprintf(stdout, "The crawl statistics of both crawls:  gentlecrawl report --job %s  (--html FILE for charts)\n", f.job)
+	}
 	fmt.Fprintf(stdout, "Try it on a real site:  gentlecrawl crawl --job jobs/mysite --from you@example.org https://example.org/\n")
 	return nil
 }
