@@ -62,7 +62,7 @@ func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return exitError{code: 2, err: err}
 	})
-	root.AddCommand(newCrawlCmd(stdout, stderr), newDemoCmd(stdout, stderr), newRobotsCmd(stdout, stderr))
+	root.AddCommand(newCrawlCmd(stdout, stderr), newDemoCmd(stdout, stderr), newRobotsCmd(stdout, stderr), newExportCmd(stdout, stderr))
 	root.AddCommand(newReportCmd(stdout, stderr))
 	return root
 }
