@@ -17,7 +17,7 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli"},
 	"cmd/simweb":        {"internal/simweb"},
-	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report"},
+	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export"},
 	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},
 	"robots":            {},
 	"urlnorm":           {},
@@ -34,11 +34,14 @@ var layering = map[string][]string{
 	"internal/reqlog":                {},
 	"internal/metrics":               {"internal/reqlog"},
 	"internal/report":                {"internal/reqlog"},
+	"internal/export":                {"warc", "extract", "internal/fetch"},
 	"internal/urlspace":              {"urlnorm"},
 	// A real nginx for tests and benchmarks (issue #12); see testOnly.
 	"internal/nginxtest": {"internal/simweb"},
 	// A real Apache httpd for tests (mod_deflate's ETags); see testOnly.
 	"internal/apachetest": {},
+	// Reads back the WARC files tests write, with three readers; see testOnly.
+	"internal/warccheck": {"warc"},
 }
 
 // testOnly packages are for tests and benchmarks: _test.go files and the
@@ -47,6 +50,7 @@ var layering = map[string][]string{
 var testOnly = map[string]bool{
 	"internal/nginxtest":  true,
 	"internal/apachetest": true,
+	"internal/warccheck":  true,
 }
 
 // pure packages parse and decide; they never touch the network.
