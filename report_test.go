@@ -76,7 +76,8 @@ func metricValue(text, name string, with ...string) (float64, bool) {
 // with conditional GETs, and holds the report and the metrics to nginx's
 // own access log: the report's request count, its breakdown by response
 // code and its robots.txt count equal the server's; the metrics were
-// served during the crawl and count what the server logged.
+// served during the crawl and count what the server logged; the export
+// has a line for every page request the server answered.
 func TestReportAgainstNginx(t *testing.T) {
 	nginxtest.Require(t)
 	t.Parallel()
@@ -217,5 +218,42 @@ func TestReportAgainstNginx(t *testing.T) {
 	}
 	if b, err := os.ReadFile(html); err != nil || !bytes.Contains(b, []byte("<svg")) {
 		t.Errorf("report --html: %v, %d bytes", err, len(b))
+	}
+
+	// The export: one line per page answered, as nginx logged them.
+	out.Reset()
+	errOut.Reset()
+	if code := cli.Run(t.Context(), []string{"export", "--job", job}, &out, &errOut); code != 0 {
+		t.Fatalf("export exited %d: %s", code, errOut.String())
+	}
+	exported := map[string]int{}
+	lines := 0
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var p struct {
+			URL    string `json:"url"`
+			Status int    `json:"status"`
+			Title  string `json:"title"`
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatalf("export line %q: %v", line, err)
+		}
+		lines++
+		exported[strconv.Itoa(p.Status)]++
+	}
+	pageStatus := map[string]int{}
+	pages := 0
+	for _, e := range log {
+		if e.URI != "/robots.txt" {
+			pages++
+			pageStatus[strconv.Itoa(e.Status)]++
+		}
+	}
+	if lines != pages {
+		t.Errorf("export: %d lines, nginx logged %d page requests", lines, pages)
+	}
+	for code, n := range pageStatus {
+		if exported[code] != n {
+			t.Errorf("export: %d lines with status %s, nginx logged %d", exported[code], code, n)
+		}
 	}
 }
