@@ -118,6 +118,11 @@ type Site struct {
 	// arguments of one Header line ("set Cache-Control \"max-age=60\"",
 	// "always set X-Test 1").
 	Headers []string
+	// Directives are more directives for the virtual host, each one line
+	// written as given: "DeflateAlterETag Remove", "FileETag None",
+	// "ErrorDocument 404 /index.html". They are the test's own text,
+	// checked only for line breaks and NUL. The default is none.
+	Directives []string
 }
 
 // Server is a running Apache started by Start or Launch. Its methods are
@@ -437,6 +442,12 @@ func checkSites(sites []Site) ([]Site, error) {
 			}
 		}
 		s.Headers = append([]string(nil), s.Headers...)
+		for _, d := range s.Directives {
+			if strings.ContainsAny(d, "\n\r\x00") || strings.TrimSpace(d) == "" {
+				return nil, fmt.Errorf("apachetest: site %s: directive %q is not one line", s.Name, d)
+			}
+		}
+		s.Directives = append([]string(nil), s.Directives...)
 		out[i] = s
 	}
 	return out, nil
@@ -644,6 +655,9 @@ func config(dir string, sites []Site, asRoot bool) string {
 		}
 		for _, h := range s.Headers {
 			p("  Header %s", h)
+		}
+		for _, d := range s.Directives {
+			p("  %s", d)
 		}
 		p("</VirtualHost>")
 	}

@@ -536,3 +536,28 @@ func Example() {
 	entries, _ := srv.Entries()
 	fmt.Println(len(entries), "requests")
 }
+
+// TestDirectives adds a directive to a site with mod_deflate: with
+// DeflateAlterETag Remove a compressed answer carries no ETag, and the
+// date alone gets a 304. A directive over two lines is refused.
+func TestDirectives(t *testing.T) {
+	root := t.TempDir()
+	pages := writePages(t, root, map[string]int{"page.html": 25})
+	srv := Start(t, Site{Name: "a.test", Addr: "127.0.0.3:0", Root: root, Deflate: true, Directives: []string{"DeflateAlterETag Remove"}})
+	client := newClient()
+	u := srv.URL("a.test") + "/page.html"
+	resp, body := get(t, client, u, http.Header{"Accept-Encoding": {"gzip"}})
+	lm := resp.Header.Get("Last-Modified")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("ETag") != "" || lm == "" {
+		t.Fatalf("DeflateAlterETag Remove: %d %v; want 200, gzip, Last-Modified and no ETag", resp.StatusCode, resp.Header)
+	}
+	if !bytes.Equal(gunzip(t, body), pages["page.html"]) {
+		t.Error("the gzipped body is not page.html")
+	}
+	if resp, _ := get(t, client, u, http.Header{"Accept-Encoding": {"gzip"}, "If-Modified-Since": {lm}}); resp.StatusCode != http.StatusNotModified {
+		t.Errorf("If-Modified-Since: %d, want 304", resp.StatusCode)
+	}
+	if _, err := Launch(t.Context(), t.TempDir(), Site{Name: "a.test", Addr: "127.0.0.3:0", Root: root, Directives: []string{"FileETag None\nListen 80"}}); err == nil {
+		t.Error("Launch accepted a directive of two lines")
+	}
+}

@@ -106,6 +106,32 @@ type Site struct {
 	// Gzip compresses HTML, text, CSS, JavaScript, JSON and XML answers
 	// for clients that accept gzip (gzip on; gzip_vary on).
 	Gzip bool
+	// Directives are more directives for the server block, each written
+	// as given with a ';' added: "etag off", "if_modified_since off",
+	// "ssi on". They are the test's own text, checked only for line
+	// breaks and NUL. The default is none.
+	Directives []string
+	// Locations are more location blocks, written before the default
+	// "location /", for answers the site gives on some paths only: a
+	// robots.txt that answers 503, or that is an HTML page. The default
+	// is none.
+	Locations []Location
+	// NotFound, when set, is the URI served for a path that has no file,
+	// with the status of that file (200), instead of 404: a soft 404, as
+	// "try_files $uri $uri/ /index.html" makes one. It must start with
+	// '/'. The default ("") answers 404.
+	NotFound string
+}
+
+// Location is a location block of a Site.
+type Location struct {
+	// Match is what follows "location": "= /robots.txt" (that path
+	// only), "/private/" (a prefix), "~ \.php$" (a regular expression).
+	Match string
+	// Directives are the block's directives, each written as given with
+	// a ';' added: "return 503", "default_type text/html",
+	// "try_files /index.html =404".
+	Directives []string
 }
 
 // Server is a running nginx started by Start or Launch. Its methods are
@@ -386,6 +412,22 @@ func checkSites(sites []Site) ([]Site, error) {
 		if l.Status < 400 || l.Status > 599 {
 			return nil, fmt.Errorf("nginxtest: site %s: Limit.Status %d not in 400..599", s.Name, l.Status)
 		}
+		texts := append([]string(nil), s.Directives...)
+		for _, loc := range s.Locations {
+			if strings.TrimSpace(loc.Match) == "" {
+				return nil, fmt.Errorf("nginxtest: site %s: a Location without Match", s.Name)
+			}
+			texts = append(texts, loc.Match)
+			texts = append(texts, loc.Directives...)
+		}
+		for _, d := range texts {
+			if strings.ContainsAny(d, "\n\r\x00") {
+				return nil, fmt.Errorf("nginxtest: site %s: %q: a directive must fit on one line", s.Name, d)
+			}
+		}
+		if s.NotFound != "" && (!strings.HasPrefix(s.NotFound, "/") || strings.ContainsAny(s.NotFound, " \t\"$;{}\\\n\r\x00")) {
+			return nil, fmt.Errorf("nginxtest: site %s: NotFound %q is not a plain URI path", s.Name, s.NotFound)
+		}
 		out[i] = s
 	}
 	return out, nil
@@ -498,10 +540,24 @@ func config(bin, dir string, sites []Site) (string, error) {
 			p("    gzip_vary on;")
 			p("    gzip_types text/plain text/css application/javascript application/json application/xml text/xml;")
 		}
+		for _, d := range s.Directives {
+			p("    %s;", d)
+		}
+		for _, loc := range s.Locations {
+			p("    location %s {", loc.Match)
+			for _, d := range loc.Directives {
+				p("      %s;", d)
+			}
+			p("    }")
+		}
 		// A query selects the file named with it, as WriteSite saves the
 		// pages whose URL has one; then the file, the directory's index,
-		// or 404.
-		p(`    location / { try_files "$uri$is_args$args" $uri $uri/ =404; }`)
+		// or 404 (or NotFound's file: a soft 404).
+		fallback := "=404"
+		if s.NotFound != "" {
+			fallback = s.NotFound
+		}
+		p(`    location / { try_files "$uri$is_args$args" $uri $uri/ %s; }`, fallback)
 		p("  }")
 	}
 	p("}")

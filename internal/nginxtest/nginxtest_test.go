@@ -398,3 +398,89 @@ func Example() {
 	entries, _ := srv.Entries()
 	fmt.Println(len(entries), "requests")
 }
+
+// TestFaults serves one site with each fault Site can add (Directives,
+// Locations, NotFound) and one without, and reads what nginx answers.
+func TestFaults(t *testing.T) {
+	root := t.TempDir()
+	page := []byte("<!doctype html><title>home</title><p>" + strings.Repeat("words and more words ", 100) + "\n")
+	if err := os.WriteFile(filepath.Join(root, "index.html"), page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "robots.txt"), []byte(nginxtest.RobotsTxt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := nginxtest.Start(t,
+		nginxtest.Site{Name: "plain.test", Addr: "127.0.0.1:0", Root: root},
+		nginxtest.Site{Name: "faulty.test", Addr: "127.0.0.1:0", Root: root,
+			Directives: []string{"etag off", "if_modified_since off"},
+			Locations: []nginxtest.Location{
+				{Match: "= /robots.txt", Directives: []string{"return 503"}},
+				{Match: "= /ssi.html", Directives: []string{"ssi on", "try_files /index.html =404"}},
+			},
+			NotFound: "/index.html"})
+	client := newClient(nil)
+	get := func(base, path string, hdr http.Header) (*http.Response, []byte) {
+		t.Helper()
+		req, err := http.NewRequest("GET", base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range hdr {
+			req.Header[k] = v
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+
+	plain, faulty := srv.URL("plain.test"), srv.URL("faulty.test")
+	resp, _ := get(plain, "/", nil)
+	lm := resp.Header.Get("Last-Modified")
+	if resp.Header.Get("ETag") == "" || lm == "" {
+		t.Fatalf("plain site: ETag %q, Last-Modified %q; want both", resp.Header.Get("ETag"), lm)
+	}
+	if r, _ := get(plain, "/", http.Header{"If-Modified-Since": {lm}}); r.StatusCode != http.StatusNotModified {
+		t.Errorf("plain site: If-Modified-Since → %d, want 304", r.StatusCode)
+	}
+	if r, _ := get(plain, "/robots.txt", nil); r.StatusCode != http.StatusOK {
+		t.Errorf("plain site: robots.txt → %d, want 200", r.StatusCode)
+	}
+	if r, _ := get(plain, "/missing", nil); r.StatusCode != http.StatusNotFound {
+		t.Errorf("plain site: /missing → %d, want 404", r.StatusCode)
+	}
+
+	resp, _ = get(faulty, "/", nil)
+	if resp.Header.Get("ETag") != "" || resp.Header.Get("Last-Modified") == "" {
+		t.Errorf("etag off: ETag %q, Last-Modified %q; want only Last-Modified", resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
+	}
+	if r, b := get(faulty, "/", http.Header{"If-Modified-Since": {resp.Header.Get("Last-Modified")}}); r.StatusCode != http.StatusOK || !bytes.Equal(b, page) {
+		t.Errorf("if_modified_since off: If-Modified-Since → %d with %d bytes, want 200 and the page", r.StatusCode, len(b))
+	}
+	if r, _ := get(faulty, "/robots.txt", nil); r.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("location = /robots.txt { return 503; }: %d, want 503", r.StatusCode)
+	}
+	if r, _ := get(faulty, "/ssi.html", nil); r.StatusCode != http.StatusOK || r.Header.Get("ETag") != "" || r.Header.Get("Last-Modified") != "" {
+		t.Errorf("ssi on: %d, ETag %q, Last-Modified %q; want 200 without validators", r.StatusCode, r.Header.Get("ETag"), r.Header.Get("Last-Modified"))
+	}
+	if r, b := get(faulty, "/no/such/page", nil); r.StatusCode != http.StatusOK || !bytes.Equal(b, page) {
+		t.Errorf("NotFound /index.html: /no/such/page → %d with %d bytes, want 200 and the home page", r.StatusCode, len(b))
+	}
+
+	for _, bad := range []nginxtest.Site{
+		{Name: "a.test", Addr: "127.0.0.1:0", Root: root, Directives: []string{"etag off;\nuser nobody"}},
+		{Name: "a.test", Addr: "127.0.0.1:0", Root: root, Locations: []nginxtest.Location{{Directives: []string{"return 503"}}}},
+		{Name: "a.test", Addr: "127.0.0.1:0", Root: root, NotFound: "index.html"},
+	} {
+		if _, err := nginxtest.Launch(t.Context(), t.TempDir(), bad); err == nil {
+			t.Errorf("Launch accepted %+v", bad)
+		}
+	}
+}
