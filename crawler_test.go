@@ -17,6 +17,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )
 
 // troubleSite serves a.test with pages that go wrong in the ways real sites
@@ -71,9 +72,11 @@ func troubleSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 }
 
 // mustCrawl runs a crawl of cfg until it ends or ctx is done, and returns
-// its summary; a crawl that cannot start or fails ends the test.
+// its summary; a crawl that cannot start or fails ends the test. When the
+// test ends, the job's WARC files are read back (internal/warccheck).
 func mustCrawl(t *testing.T, ctx context.Context, cfg gentlecrawl.Config) *gentlecrawl.Summary {
 	t.Helper()
+	warccheck.AtCleanup(t, cfg.JobDir)
 	c, err := gentlecrawl.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -390,8 +393,10 @@ func (l *statusLog) all() []statusHit {
 
 // aTestConfig crawls http://a.test/ on srv with a 20 ms delay.
 func aTestConfig(t *testing.T, srv *httptest.Server) gentlecrawl.Config {
+	job := t.TempDir()
+	warccheck.AtCleanup(t, job) // its WARC files read back when the test ends
 	return gentlecrawl.Config{
-		JobDir:               t.TempDir(),
+		JobDir:               job,
 		Seeds:                []string{"http://a.test/"},
 		Delay:                20 * time.Millisecond,
 		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},

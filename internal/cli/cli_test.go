@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )
 
 // localSite is a small server that knows nothing of gentlecrawl: three pages,
@@ -62,6 +64,13 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	code = Run(ctx, args, &out, &errb)
+	// The WARC files of a crawl are read back as it ends (internal/warccheck),
+	// not when the test does: some tests damage them on purpose.
+	for i, a := range args {
+		if code == 0 && args[0] == "crawl" && a == "--job" && i+1 < len(args) {
+			warccheck.Job(t, args[i+1])
+		}
+	}
 	return code, out.String(), errb.String()
 }
 
