@@ -267,29 +267,81 @@ func surtEscape(key string) string {
 	return strings.NewReplacer(" ", "%20", "\t", "%09").Replace(key)
 }
 
-// writeIndex writes the CDXJ index of the WARC file warcPath from its entries:
-// sorted lines into a temporary file in the same directory, fsynced, then renamed,
-// so that a reader never sees part of an index. The caller syncs the directory.
-func writeIndex(warcPath string, entries []indexEntry) error {
-	name := filepath.Base(warcPath)
+// maxIndexEntries bounds the index entries a Writer keeps in memory for its
+// current file (about 300 bytes each); past it they are sorted and spilled to a
+// run file beside the index, and the runs are merged when the file closes. A file
+// of small revisit records can hold millions of exchanges.
+var maxIndexEntries = 1 << 16
+
+// sortedLines renders entries as CDXJ lines of the file named name, sorted.
+func sortedLines(name string, entries []indexEntry) []string {
 	lines := make([]string, len(entries))
 	for i := range entries {
 		lines[i] = entries[i].line(name)
 	}
 	// CDXJ is sorted by byte order of the whole line (LC_ALL=C sort).
 	slices.Sort(lines)
+	return lines
+}
 
+// createTemp creates a temporary file beside the index of warcPath, named so
+// that Recover removes it when a crash leaves it behind.
+func createTemp(warcPath string) (*os.File, error) {
 	final := IndexPath(warcPath)
-	tmp, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	return os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+}
+
+// spillIndex writes entries, sorted, to a run file for a later writeIndex and
+// returns its path.
+func spillIndex(warcPath string, entries []indexEntry) (string, error) {
+	f, err := createTemp(warcPath)
 	if err != nil {
-		return fmt.Errorf("warc: index: %w", err)
+		return "", fmt.Errorf("warc: index: %w", err)
 	}
-	bw := bufio.NewWriterSize(tmp, 64<<10)
-	for _, l := range lines {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	for _, l := range sortedLines(filepath.Base(warcPath), entries) {
 		bw.WriteString(l)
 		bw.WriteByte('\n')
 	}
 	err = bw.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("warc: index: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// writeIndex writes the CDXJ index of the WARC file warcPath from its entries and
+// the sorted runs spilled before (removed once read): sorted lines into a
+// temporary file in the same directory, fsynced, then renamed, so that a reader
+// never sees part of an index. The caller syncs the directory.
+func writeIndex(warcPath string, entries []indexEntry, runs ...string) (err error) {
+	defer func() {
+		for _, r := range runs {
+			os.Remove(r)
+		}
+	}()
+	final := IndexPath(warcPath)
+	tmp, err := createTemp(warcPath)
+	if err != nil {
+		return fmt.Errorf("warc: index: %w", err)
+	}
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	lines := sortedLines(filepath.Base(warcPath), entries)
+	if len(runs) == 0 {
+		for _, l := range lines {
+			bw.WriteString(l)
+			bw.WriteByte('\n')
+		}
+	} else {
+		err = mergeRuns(bw, lines, runs)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -302,6 +354,66 @@ func writeIndex(warcPath string, entries []indexEntry) error {
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("warc: index %s: %w", final, err)
+	}
+	return nil
+}
+
+// mergeRuns writes the sorted lines and the sorted run files merged, in order.
+func mergeRuns(w *bufio.Writer, lines []string, runs []string) error {
+	type source struct {
+		sc   *bufio.Scanner
+		line string
+		mem  []string // the lines in memory, for the source that has no scanner
+	}
+	var srcs []*source
+	next := func(s *source) bool {
+		if s.sc == nil {
+			if len(s.mem) == 0 {
+				return false
+			}
+			s.line, s.mem = s.mem[0], s.mem[1:]
+			return true
+		}
+		if !s.sc.Scan() {
+			return false
+		}
+		s.line = s.sc.Text()
+		return true
+	}
+	for _, r := range runs {
+		f, err := os.Open(r)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		srcs = append(srcs, &source{sc: sc})
+	}
+	srcs = append(srcs, &source{mem: lines})
+	live := srcs[:0]
+	for _, s := range srcs {
+		if next(s) {
+			live = append(live, s)
+		}
+	}
+	// A handful of runs: a linear scan for the least line is as good as a heap.
+	for len(live) > 0 {
+		least := 0
+		for i := 1; i < len(live); i++ {
+			if live[i].line < live[least].line {
+				least = i
+			}
+		}
+		s := live[least]
+		w.WriteString(s.line)
+		w.WriteByte('\n')
+		if !next(s) {
+			if s.sc != nil && s.sc.Err() != nil {
+				return s.sc.Err()
+			}
+			live = append(live[:least], live[least+1:]...)
+		}
 	}
 	return nil
 }

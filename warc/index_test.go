@@ -482,3 +482,51 @@ func TestHTTPStatusAndType(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexSpilled: past maxIndexEntries the writer spills sorted runs and
+// merges them when the file closes. The index is the same as one made in
+// memory (by Recover), and no run file is left.
+func TestIndexSpilled(t *testing.T) {
+	defer func(n int) { maxIndexEntries = n }(maxIndexEntries)
+	maxIndexEntries = 3
+	dir := t.TempDir()
+	w := newWriter(t, Options{Dir: dir})
+	exs := indexTestExchanges()
+	for range 4 {
+		for _, ex := range exs {
+			if _, err := w.Write(ex); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Files()) != 1 {
+		t.Fatalf("%d files", len(w.Files()))
+	}
+	f := w.Files()[0]
+	spilled, err := os.ReadFile(IndexPath(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(spilled, []byte("\n")); n < 2*maxIndexEntries {
+		t.Fatalf("%d index lines: the test does not spill", n)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), indexTempMarker) {
+			t.Errorf("run file left: %s", e.Name())
+		}
+	}
+	checkIndex(t, f)
+	os.Remove(IndexPath(f))
+	maxIndexEntries = 1 << 16
+	if _, err := Recover(dir); err != nil {
+		t.Fatal(err)
+	}
+	inMemory, _ := os.ReadFile(IndexPath(f))
+	if !bytes.Equal(spilled, inMemory) {
+		t.Errorf("spilled and merged index differs from the one made in memory:\n%s\nwant\n%s", spilled, inMemory)
+	}
+}

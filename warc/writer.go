@@ -104,9 +104,10 @@ type Exchange struct {
 // When it closes a file, the Writer writes its CDXJ index beside it, named as
 // [IndexPath] says: one line per response and revisit record, in the form pywb
 // reads (a [SURT] key, a 14-digit timestamp and a JSON object with url, mime,
-// status, digest, length, offset and filename), sorted. The lines are kept in
-// memory until then, about 200 bytes per exchange plus its URL, so a file's index
-// costs memory in proportion to its number of exchanges.
+// status, digest, length, offset and filename), sorted. Up to 65,536 entries are
+// kept in memory, about 200 bytes each plus the URL; past that they are sorted and
+// spilled to temporary run files beside the index, merged when the file closes, so
+// the memory an index costs is bounded whatever the number of exchanges.
 //
 // A Writer is created with [Create], opens its first file on the first Write, and
 // must be closed with Close. It is safe for concurrent use: records are compressed
@@ -139,8 +140,12 @@ type Writer struct {
 		infoID string
 		files  []string
 		// index holds the index entries of the records in f, written beside the
-		// file when it is closed.
-		index []indexEntry
+		// file when it is closed; past maxIndexEntries they are spilled, sorted,
+		// to the run files indexRuns. indexErr is a failure to spill: the file
+		// then gets no index from the Writer, and Recover makes it.
+		index     []indexEntry
+		indexRuns []string
+		indexErr  error
 	}
 }
 
@@ -342,7 +347,18 @@ func (w *Writer) appendLocked(p []byte, reqLen int, entry indexEntry) error {
 	}
 	entry.offset = start + int64(reqLen)
 	entry.length = int64(len(p) - reqLen)
-	w.mu.index = append(w.mu.index, entry)
+	if w.mu.indexErr == nil {
+		w.mu.index = append(w.mu.index, entry)
+		if len(w.mu.index) >= maxIndexEntries {
+			run, err := spillIndex(strings.TrimSuffix(w.mu.path, OpenSuffix), w.mu.index)
+			w.mu.index = w.mu.index[:0]
+			if err != nil {
+				w.mu.indexErr = err
+			} else {
+				w.mu.indexRuns = append(w.mu.indexRuns, run)
+			}
+		}
+	}
 	if w.mu.size >= w.maxSize {
 		w.mu.rotateErr = w.closeFileLocked()
 	}
@@ -448,8 +464,8 @@ func (w *Writer) openLocked() error {
 // closeFileLocked fsyncs, closes and renames the current file, and writes its
 // index. The next file gets a new warcinfo record ID.
 func (w *Writer) closeFileLocked() error {
-	f, path, index := w.mu.f, w.mu.path, w.mu.index
-	w.mu.f, w.mu.index = nil, nil
+	f, path, index, runs, indexErr := w.mu.f, w.mu.path, w.mu.index, w.mu.indexRuns, w.mu.indexErr
+	w.mu.f, w.mu.index, w.mu.indexRuns, w.mu.indexErr = nil, nil, nil, nil
 	w.mu.infoID = newRecordID()
 
 	// fsync before the rename, so a crash never leaves a final name on a file
@@ -468,7 +484,13 @@ func (w *Writer) closeFileLocked() error {
 	w.mu.files[len(w.mu.files)-1] = final
 	// After the rename: a crash in between leaves a closed file without an
 	// index, which Recover makes. Failing here leaves the same.
-	err = writeIndex(final, index)
+	if indexErr != nil {
+		for _, r := range runs {
+			os.Remove(r)
+		}
+		return errors.Join(indexErr, syncDir(w.dir))
+	}
+	err = writeIndex(final, index, runs...)
 	return errors.Join(err, syncDir(w.dir))
 }
 
@@ -528,7 +550,10 @@ func (w *Writer) Close() error {
 	}
 	if w.mu.err != nil {
 		w.mu.f.Close()
-		w.mu.f, w.mu.index = nil, nil
+		for _, r := range w.mu.indexRuns {
+			os.Remove(r)
+		}
+		w.mu.f, w.mu.index, w.mu.indexRuns = nil, nil, nil
 		return errors.Join(rotateErr, w.mu.err)
 	}
 	return errors.Join(rotateErr, w.closeFileLocked())
