@@ -23,6 +23,7 @@ var layering = map[string][]string{
 	"urlnorm":           {},
 	"extract":           {"urlnorm"},
 	"warc":              {},
+	"site":              {},
 	"internal/fetch":    {},
 	"internal/hostload": {"robots"},
 	"internal/frontier": {"urlnorm", "internal/hostload"},
