@@ -43,6 +43,9 @@ var layering = map[string][]string{
 	"internal/apachetest": {},
 	// Reads back the WARC files tests write, with three readers; see testOnly.
 	"internal/warccheck": {"warc"},
+	// An example server built on site, for site owners (a program, not a
+	// package: nothing imports it).
+	"examples/siteserver": {"site"},
 }
 
 // testOnly packages are for tests and benchmarks: _test.go files and the
