@@ -17,7 +17,7 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli"},
 	"cmd/simweb":        {"internal/simweb"},
-	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export"},
+	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check"},
 	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},
 	"robots":            {},
 	"urlnorm":           {},
@@ -37,6 +37,9 @@ var layering = map[string][]string{
 	"internal/report":                {"internal/reqlog"},
 	"internal/export":                {"warc", "extract", "internal/fetch"},
 	"internal/urlspace":              {"urlnorm"},
+	// gentlecrawl check: robots.txt, sitemaps and links read as the crawler
+	// reads them, its margin on the gap, its session-id recognition.
+	"internal/check": {"robots", "extract", "urlnorm", "internal/fetch", "internal/hostload", "internal/urlspace"},
 	// A real nginx for tests and benchmarks (issue #12); see testOnly.
 	"internal/nginxtest": {"internal/simweb"},
 	// A real Apache httpd for tests (mod_deflate's ETags); see testOnly.
