@@ -222,7 +222,7 @@ func (c *Crawler) openJob() (unlock func(), err error) {
 		return fail(err)
 	}
 	for _, r := range recovered {
-		c.cfg.Logger.Info("closed WARC file left by an earlier run", "file", r)
+		c.cfg.Logger.Info("WARC file left by an earlier run closed or indexed", "file", r)
 	}
 	c.warc, err = warc.Create(warc.Options{
 		Dir:         warcDir,

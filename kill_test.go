@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/cli"
+	"github.com/gentlecrawl/gentlecrawl/internal/report"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
+	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )
 
 // childArgs, when set in the environment, makes the test binary run the
@@ -207,6 +209,24 @@ func TestKillNineLosesNothing(t *testing.T) {
 		}
 	}
 	readWARC(t, filepath.Join(job, "warc"))
+	// Every WARC file, those a kill left open included, read back by
+	// three readers and indexed.
+	warccheck.Job(t, job)
+
+	// The request logs of the killed runs: a kill loses the requests in
+	// flight (sent, not yet answered, so not yet logged) and at most a
+	// partial last line, never what was logged before.
+	r, err := report.Read(job, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := len(web.Requests())
+	if r.Requests > served || served-r.Requests > (kills+1)*6 {
+		t.Errorf("the request logs have %d requests, the server saw %d, with %d kills of 6 workers", r.Requests, served, kills)
+	}
+	if len(r.Runs) != kills+1 || r.Runs[len(r.Runs)-1].Stopped == "killed" || r.Runs[0].Stopped != "killed" {
+		t.Errorf("%d runs in the report, the first %+v, the last %+v; want %d, the killed ones without a summary", len(r.Runs), r.Runs[0], r.Runs[len(r.Runs)-1], kills+1)
+	}
 }
 
 // lockedBuffer collects a child's output from the goroutines os/exec copies
