@@ -343,7 +343,7 @@ func (c *checker) conditional(ctx context.Context) bool {
 			t.tries = append(t.tries, fmt.Sprintf("GET %s with %s → 304", p.url, sent))
 			t.outcome, t.mode = condHonoured, m
 		case res.Status == http.StatusOK && res.Complete() && bytes.Equal(res.Body, p.res.Body):
-			t.tries = append(t.tries, fmt.Sprintf("GET %s with %s → 200, the same %d bytes again", p.url, sent, len(res.Body)))
+			t.tries = append(t.tries, fmt.Sprintf("GET %s with %s → 200, the same %s bytes again", p.url, sent, thousands(len(res.Body))))
 			t.outcome = condIgnored
 		case res.Status == http.StatusOK:
 			t.tries = append(t.tries, fmt.Sprintf("GET %s with %s → 200, %d bytes that differ from the first answer's %d", p.url, sent, len(res.Body), len(p.res.Body)))

@@ -107,8 +107,8 @@ type Site struct {
 	// for clients that accept gzip (gzip on; gzip_vary on).
 	Gzip bool
 	// Directives are more directives for the server block, each written
-	// as given with a ';' added: "etag off", "if_modified_since off",
-	// "ssi on". They are the test's own text, checked only for line
+	// as given with a ';' added (none after a block, "types { }"):
+	// "etag off", "if_modified_since off", "ssi on". They are the test's own text, checked only for line
 	// breaks and NUL. The default is none.
 	Directives []string
 	// Locations are more location blocks, written before the default
@@ -129,8 +129,8 @@ type Location struct {
 	// only), "/private/" (a prefix), "~ \.php$" (a regular expression).
 	Match string
 	// Directives are the block's directives, each written as given with
-	// a ';' added: "return 503", "default_type text/html",
-	// "try_files /index.html =404".
+	// a ';' added (none after a block): "return 503", "types { }",
+	// "default_type text/html", "try_files /index.html =404".
 	Directives []string
 }
 
@@ -541,12 +541,12 @@ func config(bin, dir string, sites []Site) (string, error) {
 			p("    gzip_types text/plain text/css application/javascript application/json application/xml text/xml;")
 		}
 		for _, d := range s.Directives {
-			p("    %s;", d)
+			p("    %s", directive(d))
 		}
 		for _, loc := range s.Locations {
 			p("    location %s {", loc.Match)
 			for _, d := range loc.Directives {
-				p("      %s;", d)
+				p("      %s", directive(d))
 			}
 			p("    }")
 		}
@@ -562,6 +562,14 @@ func config(bin, dir string, sites []Site) (string, error) {
 	}
 	p("}")
 	return b.String(), nil
+}
+
+// directive ends d with ';', unless it is a block.
+func directive(d string) string {
+	if d = strings.TrimSpace(d); strings.HasSuffix(d, "}") || strings.HasSuffix(d, ";") {
+		return d
+	}
+	return d + ";"
 }
 
 var modules struct {

@@ -417,6 +417,7 @@ func TestFaults(t *testing.T) {
 			Locations: []nginxtest.Location{
 				{Match: "= /robots.txt", Directives: []string{"return 503"}},
 				{Match: "= /ssi.html", Directives: []string{"ssi on", "try_files /index.html =404"}},
+				{Match: "= /page.txt", Directives: []string{"types { }", "default_type text/html", "try_files /index.html =404"}},
 			},
 			NotFound: "/index.html"})
 	client := newClient(nil)
@@ -469,6 +470,9 @@ func TestFaults(t *testing.T) {
 	}
 	if r, _ := get(faulty, "/ssi.html", nil); r.StatusCode != http.StatusOK || r.Header.Get("ETag") != "" || r.Header.Get("Last-Modified") != "" {
 		t.Errorf("ssi on: %d, ETag %q, Last-Modified %q; want 200 without validators", r.StatusCode, r.Header.Get("ETag"), r.Header.Get("Last-Modified"))
+	}
+	if r, b := get(faulty, "/page.txt", nil); r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "text/html; charset=utf-8" || !bytes.Equal(b, page) {
+		t.Errorf("a location with types { }: /page.txt → %d, %q, %d bytes; want 200, the home page as text/html", r.StatusCode, r.Header.Get("Content-Type"), len(b))
 	}
 	if r, b := get(faulty, "/no/such/page", nil); r.StatusCode != http.StatusOK || !bytes.Equal(b, page) {
 		t.Errorf("NotFound /index.html: /no/such/page → %d with %d bytes, want 200 and the home page", r.StatusCode, len(b))
