@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -305,6 +306,7 @@ type checker struct {
 
 	began, deadline time.Time
 	next            time.Time     // the earliest start of the next request
+	nextWhy         string        // why next is later than the gap asks, "" when it is not
 	gap             time.Duration // Delay, or a longer Crawl-delay read
 	gapWhy          string
 	exchanges       []Exchange
@@ -365,7 +367,10 @@ func (c *checker) do(ctx context.Context, purpose string, req fetch.Request) (*f
 		at = c.next
 	}
 	if at.After(c.deadline) {
-		c.cut = fmt.Sprintf("the time budget (%v) ran out, with %v between requests (%s)", c.cfg.Time, c.gap, c.gapWhy)
+		c.cut = fmt.Sprintf("the time budget (%v) ran out, with %v between requests (%s) and answers taking %s (median)", c.cfg.Time, c.gap, c.gapWhy, ms(c.medianDuration()))
+		if c.nextWhy != "" {
+			c.cut = fmt.Sprintf("the time budget (%v) ran out: %s", c.cfg.Time, c.nextWhy)
+		}
 		return nil, errStop
 	}
 	if d := time.Until(at); d > 0 {
@@ -395,14 +400,16 @@ func (c *checker) do(ctx context.Context, purpose string, req fetch.Request) (*f
 		x.Duration = millis(end.Sub(began))
 	}
 	c.exchanges = append(c.exchanges, x)
-	c.next = hostload.After(end, c.gap)
+	c.next, c.nextWhy = hostload.After(end, c.gap), ""
 	if res != nil && (res.Status == http.StatusTooManyRequests || res.Status == http.StatusServiceUnavailable) {
 		// The site says it is overloaded: wait as long as it asks (or
 		// twice the gap), and stop after the third such answer.
 		c.refusals++
 		wait := 2 * c.gap
-		if ra, ok := retryAfter(res.Header.Get("Retry-After"), end); ok {
-			wait = max(wait, ra)
+		c.nextWhy = fmt.Sprintf("the site answered %d, and the check waits twice the gap after that", res.Status)
+		if ra, ok := retryAfter(res.Header.Get("Retry-After"), end); ok && ra > wait {
+			wait = ra
+			c.nextWhy = fmt.Sprintf("the site answered %d with Retry-After: %s", res.Status, res.Header.Get("Retry-After"))
 		}
 		c.next = hostload.After(end, wait)
 		if c.refusals >= 3 {
@@ -410,6 +417,20 @@ func (c *checker) do(ctx context.Context, purpose string, req fetch.Request) (*f
 		}
 	}
 	return res, err
+}
+
+// medianDuration is the median time of the exchanges so far, in
+// milliseconds.
+func (c *checker) medianDuration() float64 {
+	if len(c.exchanges) == 0 {
+		return 0
+	}
+	ds := make([]float64, len(c.exchanges))
+	for i, x := range c.exchanges {
+		ds[i] = x.Duration
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // setGap raises the gap between requests to a Crawl-delay.

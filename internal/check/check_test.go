@@ -111,7 +111,7 @@ func TestNoValidators(t *testing.T) {
 		rep := run(t, s.start(t)+"/", nil)
 		expect(t, rep, check.IDNoValidators)
 		f := finding(t, rep, check.IDNoValidators)
-		if want := fmt.Sprintf("%d of %d HTML pages", rep.Pages, rep.Pages); !strings.HasPrefix(f.Message, want) {
+		if want := fmt.Sprintf("%d of %d HTML page", rep.Pages, rep.Pages); !strings.HasPrefix(f.Message, want) {
 			t.Errorf("message %q, want it to start %q", f.Message, want)
 		}
 	})
@@ -176,7 +176,7 @@ func TestNoCompression(t *testing.T) {
 		rep := run(t, s.start(t)+"/", nil)
 		expect(t, rep, check.IDNoCompression)
 		f := finding(t, rep, check.IDNoCompression)
-		if want := fmt.Sprintf("%d of %d text pages", rep.Pages, rep.Pages); !strings.HasPrefix(f.Message, want) {
+		if want := fmt.Sprintf("%d of %d text page", rep.Pages, rep.Pages); !strings.HasPrefix(f.Message, want) {
 			t.Errorf("message %q, want it to start %q", f.Message, want)
 		}
 	})
@@ -611,5 +611,84 @@ func TestBadInput(t *testing.T) {
 	}
 	if len(s.hits()) != 0 {
 		t.Errorf("%d requests to a refused address", len(s.hits()))
+	}
+}
+
+// TestDynamicPages: pages that change on every request under the same
+// validators, which the server never honours, are not conditional-ignored:
+// a full 200 with other bytes proves nothing. The check says it could not
+// judge.
+func TestDynamicPages(t *testing.T) {
+	forSeeds(t, 3, 30, func(t *testing.T, seed uint64, pages int) {
+		s := &site{Pages: pages, Seed: seed, Dynamic: true, IgnoreConditional: true}
+		rep := run(t, s.start(t)+"/", nil)
+		expect(t, rep)
+		if f := finding(t, rep, check.IDNotJudged); !strings.Contains(strings.Join(f.Evidence, "\n"), "differ from the first answer") {
+			t.Errorf("not-judged evidence %q: want the answers that differ", f.Evidence)
+		}
+	})
+}
+
+// TestStartRedirect: the start URL redirects to another origin (as http
+// to https does); the check reads that origin's robots.txt before its
+// pages, and samples it.
+func TestStartRedirect(t *testing.T) {
+	t.Parallel()
+	b := &site{Pages: 12, Seed: 8, Robots: "User-agent: *\nDisallow: /p/5\n"}
+	to := b.start(t)
+	a := &site{Pages: 3, Handle: map[string]http.HandlerFunc{"/": func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, to+"/", http.StatusMovedPermanently)
+	}}}
+	rep := run(t, a.start(t)+"/", nil)
+	expect(t, rep)
+	if rep.Pages < 10 {
+		t.Errorf("%d pages sampled, want the 11 of the origin redirected to", rep.Pages)
+	}
+	if got := len(a.hits()); got != 2 {
+		t.Errorf("%d requests to the first origin, want robots.txt and the start page", got)
+	}
+	politeness(t, a.hits(), gap, 0, nil)
+	politeness(t, b.hits(), gap, 0, func(p string) bool { return p == "/p/5" })
+}
+
+func TestRobotsMissing(t *testing.T) {
+	t.Parallel()
+	s := &site{Pages: 7, Seed: 9, RobotsStatus: http.StatusNotFound}
+	rep := run(t, s.start(t)+"/", nil)
+	expect(t, rep)
+	if f := finding(t, rep, check.IDRobots); !strings.Contains(f.Message, "no restrictions") || rep.Pages != 7 {
+		t.Errorf("robots: %q, %d pages; want no restrictions and all 7 pages", f.Message, rep.Pages)
+	}
+}
+
+// TestSlowSite: answers that take longer than the time budget allows
+// for make the sample smaller, and the check still ends about on time.
+func TestSlowSite(t *testing.T) {
+	t.Parallel()
+	s := &site{Pages: 20, Seed: 10, Slow: func(string) time.Duration { return 250 * time.Millisecond }}
+	began := time.Now()
+	rep := run(t, s.start(t)+"/", func(c *check.Config) { c.Time = 1200 * time.Millisecond; c.SlowTTFB = time.Second })
+	if took := time.Since(began); took > 1800*time.Millisecond {
+		t.Errorf("took %v with a budget of 1.2 s", took)
+	}
+	expect(t, rep)
+	if !strings.Contains(rep.Cut, "time budget") || rep.Requests > 5 {
+		t.Errorf("%d requests, cut %q", rep.Requests, rep.Cut)
+	}
+}
+
+// TestAbsurdCrawlDelay: a Crawl-delay of more than a day leaves the check
+// robots.txt alone, and is a finding of its own.
+func TestAbsurdCrawlDelay(t *testing.T) {
+	t.Parallel()
+	s := &site{Pages: 4, Robots: "User-agent: *\nCrawl-delay: 100000\n"}
+	began := time.Now()
+	rep := run(t, s.start(t)+"/", nil)
+	if time.Since(began) > time.Second || len(s.hits()) != 1 {
+		t.Errorf("%d requests in %v, want robots.txt alone at once", len(s.hits()), time.Since(began))
+	}
+	expect(t, rep, check.IDCrawlDelay)
+	if f := finding(t, rep, check.IDCrawlDelay); !strings.Contains(f.Message, "more than a day") {
+		t.Errorf("message %q", f.Message)
 	}
 }

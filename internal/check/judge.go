@@ -61,7 +61,13 @@ func (c *checker) judgeCrawlDelay(r *originRobots) {
 	}
 	known, source := c.maps.urls, "the sitemaps list "+countURLs(&c.maps)
 	if c.sample.known > known {
-		known, source = c.sample.known, fmt.Sprintf("the sample found %s URLs of the site", thousands(c.sample.known))
+		known, source = c.sample.known, fmt.Sprintf("the sample found %s of the site", plural(c.sample.known, "URL"))
+	}
+	if cd.Absurd {
+		c.add(IDCrawlDelay, Warn,
+			fmt.Sprintf("Crawl-delay: %s (line %d) asks for more than a day between two requests: crawlers that honour it fetch less than a page a day, and others take it for a mistake and ignore it", cd.Raw, cd.Line),
+			fmt.Sprintf("%s/robots.txt line %d: Crawl-delay: %s", r.origin, cd.Line, cd.Raw))
+		return
 	}
 	secs := cd.Delay.Seconds()
 	perDay := 86400 / secs
@@ -112,14 +118,18 @@ func (c *checker) judgeValidators(html []*page) {
 	var without []string
 	for _, p := range html {
 		if !p.res.HasValidators() {
-			without = append(without, p.url.String())
+			line := p.url.String()
+			if lm := p.res.Header.Get("Last-Modified"); lm != "" {
+				line += fmt.Sprintf(" (Last-Modified: %q is not an HTTP-date, RFC 9110 §5.6.7)", lm)
+			}
+			without = append(without, line)
 		}
 	}
 	if len(without) == 0 {
 		return
 	}
 	c.add(IDNoValidators, Warn,
-		fmt.Sprintf("%d of %d HTML pages carry neither ETag nor Last-Modified: a crawler must download them in full on every visit to learn whether they changed", len(without), len(html)),
+		fmt.Sprintf("%d of %s carry neither ETag nor Last-Modified: a crawler must download them in full on every visit to learn whether they changed", len(without), plural(len(html), "HTML page")),
 		examples(without, "without ETag and Last-Modified: ")...)
 }
 
@@ -157,7 +167,7 @@ func (c *checker) judgeConditional(notJudged *[]string) {
 	switch {
 	case len(ignored) > 0:
 		c.add(IDConditionalIgnored, Warn,
-			fmt.Sprintf("%d of %d pages re-requested with their validators answered 200 with the same bytes instead of 304 Not Modified: every revisit downloads the page in full", len(ignored), len(tests)),
+			fmt.Sprintf("%d of %s re-requested with their validators answered 200 with the same bytes instead of 304 Not Modified: every revisit downloads the page in full", len(ignored), plural(len(tests), "page")),
 			ev...)
 		return
 	case len(honoured) == 0:
@@ -179,11 +189,11 @@ func (c *checker) judgeConditional(notJudged *[]string) {
 			ev...)
 	default:
 		c.add(IDValidators, Info,
-			fmt.Sprintf("conditional GET works: %d of %d pages re-requested with their validators answered 304 Not Modified", len(honoured), len(tests)),
+			fmt.Sprintf("conditional GET works: %d of %s re-requested with their validators answered 304 Not Modified", len(honoured), plural(len(tests), "page")),
 			ev...)
 	}
 	if len(changed)+len(other) > 0 {
-		*notJudged = append(*notJudged, fmt.Sprintf("conditional GET: %d pages changed between two requests or did not answer", len(changed)+len(other)))
+		*notJudged = append(*notJudged, fmt.Sprintf("conditional GET: %s changed between two requests or did not answer", plural(len(changed)+len(other), "page")))
 	}
 }
 
@@ -215,12 +225,12 @@ func (c *checker) judgeCompression() {
 		ev := []string{"Accept-Encoding sent: gzip, deflate, br, zstd"}
 		ev = append(ev, examples(plain, "")...)
 		c.add(IDNoCompression, Warn,
-			fmt.Sprintf("%d of %d text pages over %d bytes came uncompressed although the request offered gzip: compression usually saves crawlers and the site 70-80%% of those bytes", len(plain), len(plain)+len(packed), c.cfg.MinCompressible),
+			fmt.Sprintf("%d of %s over %d bytes came uncompressed although the request offered gzip: compression usually saves crawlers and the site 70-80%% of those bytes", len(plain), plural(len(plain)+len(packed), "text page"), c.cfg.MinCompressible),
 			ev...)
 		return
 	}
 	if len(packed) > 0 {
-		c.add(IDCompression, Info, fmt.Sprintf("%d of %d text pages came compressed", len(packed), len(packed)), examples(packed, "")...)
+		c.add(IDCompression, Info, fmt.Sprintf("%d of %s came compressed", len(packed), plural(len(packed), "text page")), examples(packed, "")...)
 	}
 }
 
@@ -269,11 +279,11 @@ func (c *checker) judgeRetryAfter() {
 	}
 	if len(without) > 0 {
 		c.add(IDRetryAfterMissing, Warn,
-			fmt.Sprintf("%d answers of 503 or 429 came without Retry-After: crawlers must guess when to come back; Retry-After tells them (RFC 9110 §10.2.3)", len(without)),
+			fmt.Sprintf("%s of 503 or 429 came without Retry-After: crawlers must guess when to come back; Retry-After tells them (RFC 9110 §10.2.3)", plural(len(without), "answer")),
 			examples(without, "")...)
 	}
 	if len(with) > 0 {
-		c.add(IDRetryAfter, Info, fmt.Sprintf("%d answers of 503 or 429 said when to come back (Retry-After)", len(with)), examples(with, "")...)
+		c.add(IDRetryAfter, Info, fmt.Sprintf("%s of 503 or 429 said when to come back (Retry-After)", plural(len(with), "answer")), examples(with, "")...)
 	}
 }
 
@@ -365,7 +375,7 @@ func (c *checker) judgeSessions() {
 			kind = "a token that changes from page to page for the same link"
 		}
 		names = append(names, strings.TrimPrefix(name, ";"))
-		ev = append(ev, fmt.Sprintf("%s: %s, in links on %d of %d pages", strings.TrimPrefix(name, ";"), kind, len(h.pages), c.htmlPages()))
+		ev = append(ev, fmt.Sprintf("%s: %s, in links on %d of %s", strings.TrimPrefix(name, ";"), kind, len(h.pages), plural(c.htmlPages(), "page")))
 		ev = append(ev, h.links...)
 	}
 	c.add(IDSessionIDs, Warn,
@@ -421,12 +431,16 @@ func (c *checker) judgeTimes() {
 	var as []answer
 	for _, x := range c.exchanges {
 		if x.Status > 0 {
-			as = append(as, answer{x.URL, x.TTFB})
+			u := x.URL
+			if x.Purpose != purposePage {
+				u += " (" + x.Purpose + ")"
+			}
+			as = append(as, answer{u, x.TTFB})
 		}
 	}
 	if len(as) < 3 {
 		if len(as) > 0 {
-			c.add(IDNotJudged, Info, "response time: fewer than 3 answers", fmt.Sprintf("%d answers", len(as)))
+			c.add(IDNotJudged, Info, "response time: fewer than 3 answers", plural(len(as), "answer"))
 		}
 		return
 	}
@@ -441,7 +455,7 @@ func (c *checker) judgeTimes() {
 	if len(ttfbs)%2 == 0 {
 		med = (ttfbs[len(ttfbs)/2-1] + ttfbs[len(ttfbs)/2]) / 2
 	}
-	ev := []string{fmt.Sprintf("median %s over %d answers", ms(med), len(as))}
+	ev := []string{fmt.Sprintf("median %s over %s", ms(med), plural(len(as), "answer"))}
 	for i := 0; i < len(sorted) && i < 3; i++ {
 		ev = append(ev, fmt.Sprintf("%s: %s to first byte", sorted[i].url, ms(sorted[i].ttfb)))
 	}
@@ -495,9 +509,9 @@ func (c *checker) judgeSample() {
 	}
 	ev = append(ev, fmt.Sprintf("one request at a time, at least %v apart (%s)", c.gap, c.gapWhy))
 	if n := len(c.sample.disallowed); n > 0 {
-		ev = append(ev, fmt.Sprintf("%d URLs not fetched: robots.txt disallows them, e.g. %s", n, c.sample.disallowed[0]))
+		ev = append(ev, fmt.Sprintf("%s not fetched: robots.txt disallows them, e.g. %s", plural(n, "URL"), c.sample.disallowed[0]))
 	}
-	msg := fmt.Sprintf("%d requests, %d HTML pages of %s", len(c.exchanges), c.htmlPages(), c.site)
+	msg := fmt.Sprintf("%s, %s of %s", plural(len(c.exchanges), "request"), plural(c.htmlPages(), "HTML page"), c.site)
 	if c.cut != "" && c.cut != fmt.Sprintf("the request budget (%d) is spent", c.cfg.MaxRequests) {
 		msg += "; the sample stopped early: " + c.cut
 		if strings.HasPrefix(c.cut, "the time budget") {
@@ -519,6 +533,14 @@ func examples(items []string, prefix string) []string {
 		out = append(out, prefix+it)
 	}
 	return out
+}
+
+// plural writes "1 URL", "2 URLs", "86,400 URLs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
 }
 
 // thousands writes n with commas: 86,400.

@@ -37,6 +37,7 @@ type site struct {
 	GzipSuffixETag    bool // Apache's mod_deflate: "…-gzip" on compressed answers, only the plain ETag matches
 	ETagUnknown       bool // If-None-Match never matches; If-Modified-Since alone works
 	Soft404           bool // unknown paths answer 200 with a "not found" page
+	Dynamic           bool // every answer differs (a time in the page) under the same validators
 	Session           string
 	SessionKnown      bool // Session is a well-known name (PHPSESSID) rather than an invented one
 	Slow              func(path string) time.Duration
@@ -186,6 +187,9 @@ func (s *site) page(i int, _ map[string][]string) []byte {
 			href += fmt.Sprintf("?%s=%016x%08x", s.Session, sess.Uint64(), k)
 		}
 		fmt.Fprintf(&b, "<p><a href=\"%s\">page %d</a></p>\n", href, l)
+	}
+	if s.Dynamic {
+		fmt.Fprintf(&b, "<!-- served at %d -->\n", time.Now().UnixNano())
 	}
 	b.WriteString("</body></html>\n")
 	return b.Bytes()

@@ -130,7 +130,7 @@ func (c *checker) judgeSitemaps() {
 	}
 	ev := append(append([]string(nil), s.read1...), s.skipped...)
 	if s.unread > 0 {
-		ev = append(ev, fmt.Sprintf("%d more sitemaps not read (the check reads at most %d, fewer when Crawl-delay leaves it few requests)", s.unread, maxSitemapFetches))
+		ev = append(ev, fmt.Sprintf("%s more not read (the check reads at most %d, fewer when Crawl-delay leaves it few requests)", plural(s.unread, "sitemap"), maxSitemapFetches))
 	}
 	if len(s.errors) == 0 || s.urls > 0 {
 		c.add(IDSitemaps, Info, fmt.Sprintf("the sitemaps read list %s", countURLs(s)), ev...)

@@ -25,7 +25,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if n := counts[Fail] + counts[Warn]; n > 0 {
 		verdict = fmt.Sprintf("%d fail, %d warn", counts[Fail], counts[Warn])
 	}
-	fmt.Fprintf(&b, "\n%s; %d requests in %.1f s, %d HTML pages sampled\n", verdict, r.Requests, r.Seconds, r.Pages)
+	fmt.Fprintf(&b, "\n%s; %s in %.1f s, %s sampled\n", verdict, plural(r.Requests, "request"), r.Seconds, plural(r.Pages, "HTML page"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
