@@ -206,27 +206,23 @@ func TestSessionIDs(t *testing.T) {
 		{"PHPSESSID", "PHPSESSID"}, // whatever its value
 		{"invented", "visit"},      // known only by its values changing
 	}, func(c session) string { return c.name }, 6, 40, func(t *testing.T, tc session, seed uint64, pages int) {
-		{
-			{
-				s := &site{Pages: pages, Seed: seed, Session: tc.param}
-				rep := run(t, s.start(t)+"/", nil)
-				expect(t, rep, check.IDSessionIDs)
-				f := finding(t, rep, check.IDSessionIDs)
-				if !strings.Contains(f.Message, tc.param) {
-					t.Errorf("message %q does not name %s", f.Message, tc.param)
-				}
-				// The sample fetches pages without the ids it knows; an
-				// invented one is learned from the first pages' links.
-				withID := 0
-				for _, h := range s.hits() {
-					if strings.Contains(h.Path, tc.param+"=") {
-						withID++
-					}
-				}
-				if allowed := map[bool]int{true: 4, false: 0}[tc.name == "invented"]; withID > allowed {
-					t.Errorf("%d requests for URLs with the session id, want at most %d", withID, allowed)
-				}
+		s := &site{Pages: pages, Seed: seed, Session: tc.param}
+		rep := run(t, s.start(t)+"/", nil)
+		expect(t, rep, check.IDSessionIDs)
+		f := finding(t, rep, check.IDSessionIDs)
+		if !strings.Contains(f.Message, tc.param) {
+			t.Errorf("message %q does not name %s", f.Message, tc.param)
+		}
+		// The sample fetches pages without the ids it knows; an
+		// invented one is learned from the first pages' links.
+		withID := 0
+		for _, h := range s.hits() {
+			if strings.Contains(h.Path, tc.param+"=") {
+				withID++
 			}
+		}
+		if allowed := map[bool]int{true: 4, false: 0}[tc.name == "invented"]; withID > allowed {
+			t.Errorf("%d requests for URLs with the session id, want at most %d", withID, allowed)
 		}
 	})
 }
@@ -260,19 +256,17 @@ func TestSlowResponse(t *testing.T) {
 			expect(t, rep, check.IDSlowResponse)
 			return
 		}
-		{
-			slowPage := "/p/" + strconv.Itoa(1+int(seed)%(pages-1))
-			s := &site{Pages: pages, Seed: seed, Slow: func(path string) time.Duration {
-				if path == slowPage {
-					return slow
-				}
-				return 0
-			}}
-			rep := run(t, s.start(t)+"/", short)
-			expect(t, rep)
-			if f := finding(t, rep, check.IDResponseTime); rep.Pages > 3 && !strings.Contains(strings.Join(f.Evidence, "\n"), slowPage) {
-				t.Errorf("the slowest answers %q do not name %s", f.Evidence, slowPage)
+		slowPage := "/p/" + strconv.Itoa(1+int(seed)%(pages-1))
+		s := &site{Pages: pages, Seed: seed, Slow: func(path string) time.Duration {
+			if path == slowPage {
+				return slow
 			}
+			return 0
+		}}
+		rep := run(t, s.start(t)+"/", short)
+		expect(t, rep)
+		if f := finding(t, rep, check.IDResponseTime); rep.Pages > 3 && !strings.Contains(strings.Join(f.Evidence, "\n"), slowPage) {
+			t.Errorf("the slowest answers %q do not name %s", f.Evidence, slowPage)
 		}
 	})
 }
@@ -297,22 +291,20 @@ func TestRobotsRedirects(t *testing.T) {
 		{"five", map[string]http.HandlerFunc{"/robots.txt": redirect("/r1"), "/r1": redirect("/r2"), "/r2": redirect("/r3"), "/r3": redirect("/r4"), "/r4": redirect("/r5"),
 			"/r5": func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nDisallow: /p/3\n") }}, 0, ""},
 	}, func(c chain) string { return c.name }, func(t *testing.T, tc chain) {
-		{
-			s := &site{Pages: 5, Handle: tc.handle}
-			if tc.name == "five" {
-				rep := run(t, s.start(t)+"/", nil)
-				expect(t, rep)
-				politeness(t, s.hits(), gap, 0, func(p string) bool { return p == "/p/3" })
-				return
-			}
+		s := &site{Pages: 5, Handle: tc.handle}
+		if tc.name == "five" {
 			rep := run(t, s.start(t)+"/", nil)
-			expect(t, rep, check.IDRobotsRedirects)
-			if f := finding(t, rep, check.IDRobotsRedirects); !strings.Contains(f.Message, tc.want) || len(f.Evidence) != tc.requests {
-				t.Errorf("%+v: want %q and %d requests in evidence", f, tc.want, tc.requests)
-			}
-			if rep.Requests != tc.requests || len(s.hits()) != tc.requests {
-				t.Errorf("%d requests (server: %d), want %d: nothing but the robots.txt chain", rep.Requests, len(s.hits()), tc.requests)
-			}
+			expect(t, rep)
+			politeness(t, s.hits(), gap, 0, func(p string) bool { return p == "/p/3" })
+			return
+		}
+		rep := run(t, s.start(t)+"/", nil)
+		expect(t, rep, check.IDRobotsRedirects)
+		if f := finding(t, rep, check.IDRobotsRedirects); !strings.Contains(f.Message, tc.want) || len(f.Evidence) != tc.requests {
+			t.Errorf("%+v: want %q and %d requests in evidence", f, tc.want, tc.requests)
+		}
+		if rep.Requests != tc.requests || len(s.hits()) != tc.requests {
+			t.Errorf("%d requests (server: %d), want %d: nothing but the robots.txt chain", rep.Requests, len(s.hits()), tc.requests)
 		}
 	})
 }
@@ -352,22 +344,20 @@ func TestRobotsDisallowAll(t *testing.T) {
 		{"open-dir", "User-agent: *\nDisallow: /\nAllow: /p/\n", false},
 		{"open-page", "User-agent: *\nDisallow: /\nAllow: /$\n", false},
 	}, func(r rules) string { return r.name }, func(t *testing.T, tc rules) {
-		{
-			s := &site{Pages: 8, Seed: 4, Robots: tc.robots}
-			start := "/"
-			if tc.name == "open-dir" {
-				start = "/p/1"
-			}
-			rep := run(t, s.start(t)+start, nil)
-			if tc.all {
-				expect(t, rep, check.IDRobotsDisallowAll)
-				if rep.Requests != 1 {
-					t.Errorf("%d requests, want robots.txt alone", rep.Requests)
-				}
-				return
-			}
-			expect(t, rep)
+		s := &site{Pages: 8, Seed: 4, Robots: tc.robots}
+		start := "/"
+		if tc.name == "open-dir" {
+			start = "/p/1"
 		}
+		rep := run(t, s.start(t)+start, nil)
+		if tc.all {
+			expect(t, rep, check.IDRobotsDisallowAll)
+			if rep.Requests != 1 {
+				t.Errorf("%d requests, want robots.txt alone", rep.Requests)
+			}
+			return
+		}
+		expect(t, rep)
 	})
 }
 
@@ -404,14 +394,12 @@ func TestRobotsUnavailable(t *testing.T) {
 func TestRobotsHTML(t *testing.T) {
 	page := "<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><p>Our shop</p></body></html>\n"
 	each(t, []string{"text/html; charset=utf-8", "text/plain"}, func(c string) string { return strings.Fields(c)[0] }, func(t *testing.T, ctype string) {
-		{
-			s := &site{Pages: 6, Handle: map[string]http.HandlerFunc{"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", ctype)
-				fmt.Fprint(w, page)
-			}}}
-			rep := run(t, s.start(t)+"/", nil)
-			expect(t, rep, check.IDRobotsHTML)
-		}
+		s := &site{Pages: 6, Handle: map[string]http.HandlerFunc{"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ctype)
+			fmt.Fprint(w, page)
+		}}}
+		rep := run(t, s.start(t)+"/", nil)
+		expect(t, rep, check.IDRobotsHTML)
 	})
 }
 
@@ -433,59 +421,57 @@ func TestCrawlDelay(t *testing.T) {
 		{"fraction", "1.5", 48000, false, false, "48,000 × 1.5 s = 72,000 s (20.0 hours)"},
 		{"hours", "1", 20000, true, false, "20,000 × 1 s = 20,000 s (5.6 hours)"},
 	}, func(d delay) string { return d.name }, func(t *testing.T, tc delay) {
-		{
-			s := &site{Pages: 10, Seed: 3}
-			base := s.start(t)
-			// The sitemaps are made before the check starts, so that
-			// the race detector's slower gzip does not eat its time.
-			flat, half2 := urlset(base, 0, tc.urls), urlset(base, tc.urls/2, tc.urls)
-			var half1 bytes.Buffer
-			zw := gzip.NewWriter(&half1)
-			zw.Write(urlset(base, 0, tc.urls/2))
-			zw.Close()
-			s.Robots = fmt.Sprintf("User-agent: *\nCrawl-delay: %s\nDisallow: /private/\n\nSitemap: %s/sitemap.xml\n", tc.delay, base)
-			s.Handle = map[string]http.HandlerFunc{
-				"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "application/xml")
-					if !tc.index {
-						w.Write(flat)
-						return
-					}
-					fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+		s := &site{Pages: 10, Seed: 3}
+		base := s.start(t)
+		// The sitemaps are made before the check starts, so that
+		// the race detector's slower gzip does not eat its time.
+		flat, half2 := urlset(base, 0, tc.urls), urlset(base, tc.urls/2, tc.urls)
+		var half1 bytes.Buffer
+		zw := gzip.NewWriter(&half1)
+		zw.Write(urlset(base, 0, tc.urls/2))
+		zw.Close()
+		s.Robots = fmt.Sprintf("User-agent: *\nCrawl-delay: %s\nDisallow: /private/\n\nSitemap: %s/sitemap.xml\n", tc.delay, base)
+		s.Handle = map[string]http.HandlerFunc{
+			"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/xml")
+				if !tc.index {
+					w.Write(flat)
+					return
+				}
+				fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
 <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>%s/sitemap-1.xml.gz</loc></sitemap><sitemap><loc>%s/sitemap-2.xml</loc></sitemap></sitemapindex>`, base, base)
-				},
-				"/sitemap-1.xml.gz": func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "application/gzip")
-					w.Write(half1.Bytes())
-				},
-				"/sitemap-2.xml": func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "application/xml")
-					w.Write(half2)
-				},
-			}
-			d, _ := strconv.ParseFloat(tc.delay, 64)
-			// Time for robots.txt, the sitemaps (the check leaves four
-			// requests to the rest) and a page or two.
-			n := 4.0
-			if tc.index {
-				n = 7
-			}
-			rep := run(t, base+"/", func(c *check.Config) { c.Time = time.Duration(n * d * float64(time.Second)) })
-			if tc.warn {
-				expect(t, rep, check.IDCrawlDelay)
-			} else {
-				expect(t, rep)
-			}
-			id := check.IDCrawlRate
-			if tc.warn {
-				id = check.IDCrawlDelay
-			}
-			if f := finding(t, rep, id); !strings.Contains(f.Message, tc.says) {
-				t.Errorf("message %q, want it to say %q", f.Message, tc.says)
-			}
-			politeness(t, s.hits(), time.Duration(d*float64(time.Second)), 0, func(p string) bool { return strings.HasPrefix(p, "/private/") })
-			finding(t, rep, check.IDSample)
+			},
+			"/sitemap-1.xml.gz": func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/gzip")
+				w.Write(half1.Bytes())
+			},
+			"/sitemap-2.xml": func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/xml")
+				w.Write(half2)
+			},
 		}
+		d, _ := strconv.ParseFloat(tc.delay, 64)
+		// Time for robots.txt, the sitemaps (the check leaves four
+		// requests to the rest) and a page or two.
+		n := 4.0
+		if tc.index {
+			n = 7
+		}
+		rep := run(t, base+"/", func(c *check.Config) { c.Time = time.Duration(n * d * float64(time.Second)) })
+		if tc.warn {
+			expect(t, rep, check.IDCrawlDelay)
+		} else {
+			expect(t, rep)
+		}
+		id := check.IDCrawlRate
+		if tc.warn {
+			id = check.IDCrawlDelay
+		}
+		if f := finding(t, rep, id); !strings.Contains(f.Message, tc.says) {
+			t.Errorf("message %q, want it to say %q", f.Message, tc.says)
+		}
+		politeness(t, s.hits(), time.Duration(d*float64(time.Second)), 0, func(p string) bool { return strings.HasPrefix(p, "/private/") })
+		finding(t, rep, check.IDSample)
 	})
 }
 
@@ -524,18 +510,16 @@ func TestTimeBudget(t *testing.T) {
 // and never more than MaxRequests whatever is asked.
 func TestRequestBudget(t *testing.T) {
 	each(t, []int{0, 20, 100}, strconv.Itoa, func(t *testing.T, asked int) {
-		{
-			s := &site{Pages: 500, Seed: 6}
-			rep := run(t, s.start(t)+"/", func(c *check.Config) { c.MaxRequests = asked; c.Delay = 5 * time.Millisecond })
-			want := map[int]int{0: check.DefaultRequests, 20: 20, 100: check.MaxRequests}[asked]
-			if n := len(s.hits()); n != want || rep.Requests != n {
-				t.Errorf("%d requests (report: %d), want %d", n, rep.Requests, want)
-			}
-			expect(t, rep)
-			finding(t, rep, check.IDNotFound)
-			if got := finding(t, rep, check.IDValidators); !strings.Contains(got.Message, "3 of 3") {
-				t.Errorf("validators: %q, want 3 of 3 pages", got.Message)
-			}
+		s := &site{Pages: 500, Seed: 6}
+		rep := run(t, s.start(t)+"/", func(c *check.Config) { c.MaxRequests = asked; c.Delay = 5 * time.Millisecond })
+		want := map[int]int{0: check.DefaultRequests, 20: 20, 100: check.MaxRequests}[asked]
+		if n := len(s.hits()); n != want || rep.Requests != n {
+			t.Errorf("%d requests (report: %d), want %d", n, rep.Requests, want)
+		}
+		expect(t, rep)
+		finding(t, rep, check.IDNotFound)
+		if got := finding(t, rep, check.IDValidators); !strings.Contains(got.Message, "3 of 3") {
+			t.Errorf("validators: %q, want 3 of 3 pages", got.Message)
 		}
 	})
 }
@@ -585,14 +569,12 @@ func TestSitemapErrors(t *testing.T) {
 			fmt.Fprint(w, "<?xml version=\"1.0\"?><urlset><url><loc>")
 		}},
 	}, func(c sitemap) string { return c.name }, func(t *testing.T, tc sitemap) {
-		{
-			s := &site{Pages: 6, Seed: 2}
-			base := s.start(t)
-			s.Robots = "User-agent: *\nAllow: /\nSitemap: " + base + "/sitemap.xml\n"
-			s.Handle = map[string]http.HandlerFunc{"/sitemap.xml": tc.handle}
-			rep := run(t, base+"/", nil)
-			expect(t, rep, check.IDSitemapErrors)
-		}
+		s := &site{Pages: 6, Seed: 2}
+		base := s.start(t)
+		s.Robots = "User-agent: *\nAllow: /\nSitemap: " + base + "/sitemap.xml\n"
+		s.Handle = map[string]http.HandlerFunc{"/sitemap.xml": tc.handle}
+		rep := run(t, base+"/", nil)
+		expect(t, rep, check.IDSitemapErrors)
 	})
 }
 
