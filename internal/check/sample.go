@@ -118,10 +118,15 @@ func (c *checker) sampleSite(ctx context.Context) error {
 				c.readSitemaps(ctx, c.origins[origin])
 			}
 			if origin == c.site {
-				if k := c.key(p.redirect); !s.seen[k] {
+				// A redirect may add a session id (";jsessionid=" on a
+				// first visit): it counts as a link, and is followed
+				// without it.
+				s.links = append(s.links, foundLink{url: p.redirect, from: p.url.String() + " (Location)"})
+				target, _ := urlnorm.StripFunc(p.redirect, func(name string) bool { return s.fresh[name] })
+				if k := c.key(target); !s.seen[k] {
 					s.seen[k] = true
 					s.known++
-					queue = append([]*url.URL{p.redirect}, queue...)
+					queue = append([]*url.URL{target}, queue...)
 				}
 			}
 		}

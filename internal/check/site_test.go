@@ -184,7 +184,9 @@ func (s *site) page(i int, _ map[string][]string) []byte {
 			href = "/p/" + strconv.Itoa(l)
 		}
 		if s.Session != "" {
-			href += fmt.Sprintf("?%s=%016x%08x", s.Session, sess.Uint64(), k)
+			// Hex digits with a letter in them: a value of digits alone
+			// could be an id, and is not taken for a session.
+			href += fmt.Sprintf("?%s=%016xf%07x", s.Session, sess.Uint64(), k)
 		}
 		fmt.Fprintf(&b, "<p><a href=\"%s\">page %d</a></p>\n", href, l)
 	}
