@@ -41,7 +41,7 @@ const (
 	IDNoValidators       = "no-validators"       // warn: HTML pages without ETag and Last-Modified
 	IDConditionalIgnored = "conditional-ignored" // warn: a conditional request for an unchanged page gets a full 200
 	IDNoCompression      = "no-compression"      // warn: text pages sent uncompressed although gzip is offered
-	IDVaryMissing        = "vary-missing"        // warn: compressed answers without Vary: Accept-Encoding
+	IDVaryMissing        = "vary-missing"        // info: compressed answers without Vary: Accept-Encoding
 	IDSessionIDs         = "session-ids"         // warn: links carry session ids
 	IDSoft404            = "soft-404"            // warn: a URL that cannot exist answers 200
 	IDSlowResponse       = "slow-response"       // warn: median time to first byte over the threshold

@@ -246,7 +246,10 @@ func (c *checker) judgeVary() {
 		}
 	}
 	if len(bad) > 0 {
-		c.add(IDVaryMissing, Warn,
+		// Info, not a warning: nginx's stock gzip (gzip_vary off) and many
+		// CDNs answer so, crawlers are not harmed by it, and a check that
+		// fails a default server teaches site owners to ignore it.
+		c.add(IDVaryMissing, Info,
 			fmt.Sprintf("%d compressed answers lack Vary: Accept-Encoding: a cache between the site and its visitors may hand the compressed bytes to a client that did not ask for them (RFC 9110 §12.5.5)", len(bad)),
 			examples(bad, "")...)
 	}

@@ -315,7 +315,7 @@ var severities = map[string]check.Severity{
 	check.IDCrawlDelay: check.Warn, check.IDNoValidators: check.Warn, check.IDConditionalIgnored: check.Warn,
 	check.IDNoCompression: check.Warn, check.IDSessionIDs: check.Warn, check.IDSoft404: check.Warn,
 	check.IDSlowResponse: check.Warn, check.IDRetryAfterMissing: check.Warn, check.IDSitemapErrors: check.Warn,
-	check.IDVaryMissing: check.Warn, check.IDETagGzipSuffix: check.Info, check.IDETagIgnored: check.Info,
+	check.IDVaryMissing: check.Info, check.IDETagGzipSuffix: check.Info, check.IDETagIgnored: check.Info,
 }
 
 // finding returns the finding with the id, failing the test without one.

@@ -118,7 +118,11 @@ func runCheck(cmd *cobra.Command, f checkFlags, rawURL string, stdout io.Writer)
 		return exitError{2, err}
 	}
 	if n := rep.Problems(); n > 0 {
-		return exitError{1, fmt.Errorf("check: %d findings to look at (fail or warn)", n)}
+		what := "findings"
+		if n == 1 {
+			what = "finding"
+		}
+		return exitError{1, fmt.Errorf("check: %d %s to look at (fail or warn)", n, what)}
 	}
 	return nil
 }
