@@ -67,7 +67,7 @@ func TestCheckExitStatus(t *testing.T) {
 		stderr string // in stderr
 	}{
 		{"clean", append(fast, clean.URL+"/"), 0, "no problem found", ""},
-		{"robots 503", append(fast, unavailable.URL+"/"), 1, "FAIL  robots-unavailable", "1 findings"},
+		{"robots 503", append(fast, unavailable.URL+"/"), 1, "FAIL  robots-unavailable", "1 finding to look at"},
 		{"bad URL", append(fast, "not a URL"), 2, "", "not an absolute http(s) URL"},
 		{"ftp", append(fast, "ftp://example.org/"), 2, "", "not an absolute http(s) URL"},
 		{"no URL", fast, 2, "", "want one URL"},
