@@ -5,9 +5,13 @@
 // its visible text.
 //
 // A page is a response or revisit record of an HTTP exchange (WARC 1.1
-// §6.3, §6.7). Records are read one at a time, in file order and record
-// order, so memory does not grow with the size of the job: what one record
-// needs is bounded by Options.MaxBodySize and Options.MaxRecordSize.
+// §6.3, §6.7). The lines come in file order and record order. A file is
+// read in batches of gzip members that Options.Workers goroutines read at
+// once, each its records and their lines; a batch's lines are written
+// when those of the batches before it have been. At most two batches per
+// worker are in memory, and they are reused, so memory does not grow with
+// the size of the job: what one record needs is bounded by
+// Options.MaxBodySize and Options.MaxRecordSize.
 //
 // The crawler records its robots.txt fetches like any other exchange; they
 // are told apart by their path alone: a record whose URL's path is
@@ -17,18 +21,17 @@ package export
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/klauspost/compress/gzip"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/warc"
@@ -48,6 +51,10 @@ type Options struct {
 	// MaxBodySize: twice it (fetch.Config.MaxRawSize) plus a response head
 	// of fetch.DefaultMaxHeaderBytes.
 	MaxRecordSize int64
+	// Workers is the number of goroutines that read records and make
+	// their lines. The default is runtime.GOMAXPROCS(0); 1 reads
+	// everything on the goroutine that calls File.
+	Workers int
 }
 
 // Page is one line of the export.
@@ -117,13 +124,17 @@ func (e *ReadError) Unwrap() error { return e.Err }
 type Exporter struct {
 	opts  Options
 	out   *bufio.Writer
-	enc   *json.Encoder
 	stats Stats
 
-	in   countingReader // the file being read
-	zr   gzip.Reader    // the gzip member being read
-	body []byte         // decoded body, reused from record to record
-	page pageScratch
+	scan *scanner      // reads what the workers do not
+	self int64         // bytes of members scan read, for tests
+	file offsetReader  // the file being read, from where scan reads it
+	fbr  *bufio.Reader // buffers file for scan
+
+	// For Options.Workers > 1 (parallel.go), made by the first File.
+	workers []*scanner
+	free    chan *batch // the batches not in use: 2 per worker
+	carry   []byte      // read past the end of a batch, for the next one
 }
 
 // New returns an Exporter that writes to w, buffered: call Flush when done.
@@ -134,10 +145,12 @@ func New(w io.Writer, opts Options) *Exporter {
 	if opts.MaxRecordSize <= 0 {
 		opts.MaxRecordSize = 2*opts.MaxBodySize + fetch.DefaultMaxHeaderBytes
 	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
 	e := &Exporter{opts: opts, out: bufio.NewWriterSize(w, 64<<10)}
-	e.enc = json.NewEncoder(e.out)
-	e.enc.SetEscapeHTML(false)
-	e.in.br = bufio.NewReaderSize(nil, 64<<10)
+	e.scan = newScanner(&e.opts)
+	e.fbr = bufio.NewReaderSize(nil, 64<<10)
 	return e
 }
 
@@ -154,6 +167,9 @@ func (e *Exporter) Stats() Stats { return e.stats }
 // too large (Options.MaxRecordSize), and stops at one that is damaged, for
 // what follows it cannot be trusted. The errors come back joined. Any
 // other error is the writer's, or ctx's when it is done, and stops at once.
+//
+// The lines and the errors are the same whatever Options.Workers: only the
+// time they take differs.
 func (e *Exporter) File(ctx context.Context, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -161,58 +177,74 @@ func (e *Exporter) File(ctx context.Context, path string) error {
 	}
 	defer f.Close()
 	e.stats.Files++
-	e.in.br.Reset(f)
-	e.in.n = 0
-	defer func() { e.stats.Bytes += e.in.n }()
+	fs := &fileState{path: path, f: f}
+	defer func() { e.stats.Bytes += fs.pos }()
+	if e.opts.Workers > 1 {
+		err = e.parallel(ctx, fs)
+	} else {
+		_, err = e.readFile(ctx, fs, math.MaxInt64)
+	}
+	if err != nil {
+		return err
+	}
+	return errors.Join(fs.errs...)
+}
 
-	var errs []error
-	record := 0
-	for {
-		start := e.in.n
-		if err := e.zr.Reset(&e.in); err != nil {
-			if err == io.EOF && e.in.n == start {
-				return errors.Join(errs...) // the end, between members
-			}
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return errors.Join(append(errs, &ReadError{File: path, Offset: start, Record: record + 1, Err: cause(fmt.Errorf("gzip header: %w", err))})...)
-		}
-		e.zr.Multistream(false)
-		wr, err := warc.NewReader(&e.zr)
+// fileState is where the reading of a file stands.
+type fileState struct {
+	path   string
+	f      *os.File
+	pos    int64   // where the next gzip member starts: the bytes read so far
+	record int     // records read, or that failed, so far (ReadError.Record)
+	errs   []error // the ReadErrors so far
+}
+
+// readFile reads the gzip members of a file, from fs.pos on, and writes
+// the lines of their pages until a member ends at or past limit, or the
+// file ends. done is true at the end of the file and at damage: nothing
+// more is to be read. err is the writer's, or ctx's.
+func (e *Exporter) readFile(ctx context.Context, fs *fileState, limit int64) (done bool, err error) {
+	e.file = offsetReader{r: fs.f, off: fs.pos}
+	e.fbr.Reset(&e.file)
+	at := func() int64 { return e.file.off - int64(e.fbr.Buffered()) }
+	s := e.scan
+	s.into(e.out, &e.stats)
+	for fs.pos < limit {
+		start := fs.pos
+		m, err := s.member(ctx, e.fbr, at, start)
 		if err != nil {
-			return errors.Join(append(errs, &ReadError{File: path, Offset: start, Record: record + 1, Err: cause(err)})...)
+			return true, err
 		}
-		wr.SetMaxBlockSize(e.opts.MaxRecordSize)
-		for {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			rec, err := wr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				record++
-				rerr := &ReadError{File: path, Offset: start, Record: record, Err: cause(err)}
-				errs = append(errs, rerr)
-				if !errors.Is(err, warc.ErrBlockTooLarge) {
-					return errors.Join(errs...)
-				}
-				// Skip the rest of the member (checking it) and go on.
-				if _, err := io.Copy(io.Discard, &e.zr); err != nil {
-					rerr.Err = fmt.Errorf("%w; then: %w", rerr.Err, err)
-					return errors.Join(errs...)
-				}
-				break
-			}
-			record++
-			e.stats.Records++
-			if err := e.record(rec); err != nil {
-				return err
-			}
+		if m.eof {
+			return true, nil // the end, between members
+		}
+		if m.err != nil {
+			fs.errs = append(fs.errs, &ReadError{File: fs.path, Offset: start, Record: fs.record + m.records, Err: m.err})
+		}
+		fs.record += m.records
+		e.self += m.end - fs.pos
+		fs.pos = m.end
+		if m.fatal {
+			return true, nil
 		}
 	}
+	return false, nil
+}
+
+// offsetReader reads a file from an offset on, with ReadAt, so that the
+// file's own offset stays the workers' (parallel.go).
+type offsetReader struct {
+	r   io.ReaderAt
+	off int64
+}
+
+func (o *offsetReader) Read(p []byte) (int, error) {
+	n, err := o.r.ReadAt(p, o.off)
+	o.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil // ReadAt says EOF with the last bytes; Read says it after
+	}
+	return n, err
 }
 
 // cause is what a ReadError says of err. It drops the record number
@@ -227,45 +259,6 @@ func cause(err error) error {
 		return fmt.Errorf("the file ends inside this record (cut short?): %w", err)
 	}
 	return err
-}
-
-// record writes the line of one record, if it is a page.
-func (e *Exporter) record(rec *warc.Record) error {
-	if rec.Type != "response" && rec.Type != "revisit" {
-		return nil
-	}
-	if ct := rec.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/http") {
-		return nil // not an HTTP exchange (dns:, a resource of another tool)
-	}
-	p, robots := e.pageOf(rec)
-	if robots {
-		e.stats.Robots++
-		return nil
-	}
-	e.stats.Pages++
-	return e.enc.Encode(p)
-}
-
-// countingReader counts the bytes read from a file, so the start of each
-// gzip member is known exactly: the gzip reader reads a member to its end
-// and no further when its source is an io.ByteReader.
-type countingReader struct {
-	br *bufio.Reader
-	n  int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.br.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.br.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
 }
 
 // fileName matches the names the crawler gives its WARC files; the group is

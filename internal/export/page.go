@@ -1,7 +1,6 @@
 package export
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -20,37 +19,35 @@ import (
 
 	"github.com/gentlecrawl/gentlecrawl/extract"
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
-	"github.com/gentlecrawl/gentlecrawl/warc"
 )
-
-// pageScratch is memory reused from record to record.
-type pageScratch struct {
-	head *bufio.Reader // reads a response head
-}
 
 // pageOf describes the page of a response or revisit record. robots is true
 // for a robots.txt fetch, which is not a page. The crawler records those as
 // it records pages; it asks for ORIGIN/robots.txt, without a query, so that
 // is what tells them apart. (A robots.txt redirect to another path is
 // fetched as robots.txt too, but cannot be told from a page.)
-func (e *Exporter) pageOf(rec *warc.Record) (p Page, robots bool) {
-	target := rec.Get("WARC-Target-URI")
+func (s *scanner) pageOf(rec *record) (p Page, robots bool) {
+	target := string(rec.get("WARC-Target-URI"))
 	u, uerr := url.Parse(target)
 	if uerr == nil && u.EscapedPath() == "/robots.txt" && u.RawQuery == "" {
 		return Page{}, true
 	}
-	p = Page{URL: target, FinalURL: target, Digest: rec.Get("WARC-Payload-Digest"), Truncated: rec.Get("WARC-Truncated"), Links: []string{}}
-	p.Fetched = rec.Get("WARC-Date")
+	p = Page{URL: target, FinalURL: target, Digest: string(rec.get("WARC-Payload-Digest")), Truncated: string(rec.get("WARC-Truncated")), Links: []string{}}
+	p.Fetched = string(rec.get("WARC-Date"))
 	if t, err := time.Parse(time.RFC3339Nano, p.Fetched); err == nil {
-		p.Fetched = t.UTC().Format(time.RFC3339Nano)
+		// The crawler writes its dates as they are shown: keep the string.
+		s.date = t.UTC().AppendFormat(s.date[:0], time.RFC3339Nano)
+		if string(s.date) != p.Fetched {
+			p.Fetched = string(s.date)
+		}
 	}
-	if e.opts.Text {
+	if s.opts.Text {
 		p.Text = new(string)
 	}
 	var problems []string
 	defer func() { p.Error = strings.Join(problems, "; ") }()
 
-	status, header, body, err := e.parseResponse(rec.Block)
+	status, header, body, err := s.parseResponse(rec.block)
 	if err != nil {
 		problems = append(problems, err.Error())
 		return p, false
@@ -71,13 +68,16 @@ func (e *Exporter) pageOf(rec *warc.Record) (p Page, robots bool) {
 			}
 		}
 	}
-	if rec.Type == "revisit" {
+	if rec.typ == "revisit" {
 		return p, false // no body: it is the earlier capture's
 	}
 
-	decoded, err := fetch.DecodeBody(e.body[:0], header, body, e.opts.MaxBodySize)
+	if cap(s.body) > maxKeep {
+		s.body = nil
+	}
+	decoded, err := fetch.DecodeBody(s.body[:0], header, body, s.opts.MaxBodySize)
 	if !sameStart(decoded[:cap(decoded)], body[:cap(body)]) {
-		e.body = decoded // keep the buffer for the next record; never the block itself
+		s.body = decoded // keep the buffer for the next record; never the block itself
 	}
 	p.Length = len(decoded)
 	if err != nil {
@@ -104,6 +104,7 @@ func (e *Exporter) pageOf(rec *warc.Record) (p Page, robots bool) {
 	opts := extract.Options{ContentType: p.ContentType}
 	page, err := opts.HTML(u, decoded)
 	if page != nil {
+		p.Links = make([]string, 0, len(page.Links))
 		for _, l := range page.Links {
 			p.Links = append(p.Links, l.URL)
 		}
@@ -112,7 +113,7 @@ func (e *Exporter) pageOf(rec *warc.Record) (p Page, robots bool) {
 	if err != nil {
 		problems = append(problems, "links: "+err.Error())
 	}
-	if e.opts.Text {
+	if s.opts.Text {
 		text, err := opts.Text(decoded)
 		*p.Text = string(text)
 		if err != nil {
@@ -124,13 +125,11 @@ func (e *Exporter) pageOf(rec *warc.Record) (p Page, robots bool) {
 
 // parseResponse reads the HTTP response message in a record's block: its
 // status, its header fields and its body, which is the rest of the block.
-func (e *Exporter) parseResponse(block []byte) (status int, header http.Header, body []byte, err error) {
+func (s *scanner) parseResponse(block []byte) (status int, header http.Header, body []byte, err error) {
 	head, body := splitHead(block)
-	if e.page.head == nil {
-		e.page.head = bufio.NewReader(nil)
-	}
-	e.page.head.Reset(bytes.NewReader(head))
-	tp := textproto.NewReader(e.page.head)
+	s.hr.Reset(head)
+	s.head.Reset(&s.hr)
+	tp := textproto.NewReader(s.head)
 	line, err := tp.ReadLine()
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("HTTP response: no status line: %w", err)
