@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 )
 
 // validatorMode is how the crawl sends a host the validators it kept.
@@ -33,24 +34,6 @@ const (
 
 func (m validatorMode) String() string {
 	return [...]string{"both validators", "the ETag without its encoding suffix", "If-Modified-Since alone", "both validators (nothing was honoured)"}[m]
-}
-
-// codingSuffixes are what compressing modules append to an ETag.
-var codingSuffixes = []string{"-gzip", "-br", "-deflate", "-zstd"}
-
-// stripCoding returns etag without a content-coding suffix inside its
-// quotes (W/"abc-gzip" → W/"abc"), and whether it had one.
-func stripCoding(etag string) (string, bool) {
-	if !strings.HasSuffix(etag, `"`) {
-		return etag, false
-	}
-	body := etag[:len(etag)-1]
-	for _, s := range codingSuffixes {
-		if rest, ok := strings.CutSuffix(body, s); ok && strings.Contains(rest, `"`) && !strings.HasSuffix(rest, `"`) {
-			return rest + `"`, true
-		}
-	}
-	return etag, false
 }
 
 // validatorBook learns, per origin, which validators the server honours:
@@ -131,7 +114,7 @@ func (b *validatorBook) request(origin, etag, lastModified string) (string, stri
 	b.mu.Unlock()
 	switch mode {
 	case sendStripped:
-		if s, ok := stripCoding(etag); ok {
+		if s, ok := fetch.StripETagCoding(etag); ok {
 			return s, lastModified, mode
 		}
 	case sendDateOnly:
@@ -178,7 +161,7 @@ func (b *validatorBook) observe(origin string, mode validatorMode, notModified, 
 		return false // honoured too: a page of its own, not the host's way
 	}
 	// Nothing honoured in this mode yet: try the next one.
-	_, suffixed := stripCoding(etag)
+	_, suffixed := fetch.StripETagCoding(etag)
 	next := h.mode
 	switch h.mode {
 	case sendBoth:

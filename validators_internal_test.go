@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 )
 
 func TestStripCoding(t *testing.T) {
@@ -20,8 +22,8 @@ func TestStripCoding(t *testing.T) {
 		{`abc-gzip`, `abc-gzip`, false},
 		{``, ``, false},
 	} {
-		if got, ok := stripCoding(c.in); got != c.want || ok != c.ok {
-			t.Errorf("stripCoding(%s) = %s, %v; want %s, %v", c.in, got, ok, c.want, c.ok)
+		if got, ok := fetch.StripETagCoding(c.in); got != c.want || ok != c.ok {
+			t.Errorf("fetch.StripETagCoding(%s) = %s, %v; want %s, %v", c.in, got, ok, c.want, c.ok)
 		}
 	}
 }

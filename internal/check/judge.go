@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
@@ -178,7 +179,7 @@ func (c *checker) judgeConditional(notJudged *[]string) {
 	etag := first.page.res.Header.Get("ETag")
 	switch mode := c.sample.condMode; {
 	case mode != condBoth && strings.Contains(etag, `-`) && isSuffixed(etag):
-		stripped, _ := stripCoding(etag)
+		stripped, _ := fetch.StripETagCoding(etag)
 		c.add(IDETagGzipSuffix, Info,
 			fmt.Sprintf("compressed pages carry an ETag with a coding suffix (%s) that the server does not recognise in If-None-Match: clients that send it back, as RFC 9110 asks, get the full page every time; %s gets 304 (Apache's mod_deflate, bug 45023; gentlecrawl learns this, and DeflateAlterETag NoChange or Remove, Apache 2.4.58 and later, fixes it for every client)",
 				etag, map[condMode]string{condStripped: "the ETag without it (" + stripped + ")", condDate: "If-Modified-Since alone"}[mode]),
@@ -198,7 +199,7 @@ func (c *checker) judgeConditional(notJudged *[]string) {
 }
 
 func isSuffixed(etag string) bool {
-	_, ok := stripCoding(etag)
+	_, ok := fetch.StripETagCoding(etag)
 	return ok
 }
 

@@ -313,7 +313,7 @@ func (c *checker) conditional(ctx context.Context) bool {
 	if len(s.cond) == 0 {
 		// The first page tries the ways the crawler learns, in its order
 		// (validators.go): as sent, the ETag stripped, the date alone.
-		if _, ok := stripCoding(etag); ok {
+		if _, ok := fetch.StripETagCoding(etag); ok {
 			modes = append(modes, condStripped)
 		}
 		if etag != "" && lm != "" {
@@ -324,7 +324,7 @@ func (c *checker) conditional(ctx context.Context) bool {
 		req := fetch.Request{URL: p.url, ETag: etag, LastModified: lm}
 		switch m {
 		case condStripped:
-			req.ETag, _ = stripCoding(etag)
+			req.ETag, _ = fetch.StripETagCoding(etag)
 		case condDate:
 			req.ETag = ""
 		}
@@ -402,25 +402,6 @@ func describeValidators(req fetch.Request) string {
 		parts = append(parts, "If-Modified-Since: "+req.LastModified)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// codingSuffixes are what compressing modules append to an ETag (the
-// crawler's validators.go knows the same ones).
-var codingSuffixes = []string{"-gzip", "-br", "-deflate", "-zstd"}
-
-// stripCoding returns etag without a content-coding suffix inside its
-// quotes (W/"abc-gzip" → W/"abc"), and whether it had one.
-func stripCoding(etag string) (string, bool) {
-	if !strings.HasSuffix(etag, `"`) {
-		return etag, false
-	}
-	body := etag[:len(etag)-1]
-	for _, s := range codingSuffixes {
-		if rest, ok := strings.CutSuffix(body, s); ok && strings.Contains(rest, `"`) && !strings.HasSuffix(rest, `"`) {
-			return rest + `"`, true
-		}
-	}
-	return etag, false
 }
 
 // probeResult is the answer to a URL that cannot exist.
