@@ -40,12 +40,16 @@ var layering = map[string][]string{
 	// gentlecrawl check: robots.txt, sitemaps and links read as the crawler
 	// reads them, its margin on the gap, its session-id recognition.
 	"internal/check": {"robots", "extract", "urlnorm", "internal/fetch", "internal/hostload", "internal/urlspace"},
+	// The shared frontier, in PostgreSQL (issue #17).
+	"internal/frontier/postgres": {"internal/frontier"},
 	// A real nginx for tests and benchmarks (issue #12); see testOnly.
 	"internal/nginxtest": {"internal/simweb"},
 	// A real Apache httpd for tests (mod_deflate's ETags); see testOnly.
 	"internal/apachetest": {},
 	// Reads back the WARC files tests write, with three readers; see testOnly.
 	"internal/warccheck": {"warc"},
+	// A throwaway PostgreSQL for tests and benchmarks; see testOnly.
+	"internal/pgtest": {},
 	// An example server built on site, for site owners (a program, not a
 	// package: nothing imports it).
 	"examples/siteserver": {"site"},
@@ -58,6 +62,7 @@ var testOnly = map[string]bool{
 	"internal/nginxtest":  true,
 	"internal/apachetest": true,
 	"internal/warccheck":  true,
+	"internal/pgtest":     true,
 }
 
 // pure packages parse and decide; they never touch the network.

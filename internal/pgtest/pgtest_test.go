@@ -1,0 +1,119 @@
+package pgtest_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// TestDatabases: each DB is a database of its own on the shared server,
+// reachable on loopback, empty, and written to independently.
+func TestDatabases(t *testing.T) {
+	a, b := pgtest.DB(t), pgtest.DB(t)
+	if a == b {
+		t.Fatalf("two databases with one DSN: %s", a)
+	}
+	if !strings.HasPrefix(a, "postgres://postgres@127.0.0.1:") || !strings.HasSuffix(a, "?sslmode=disable") {
+		t.Errorf("DSN = %q", a)
+	}
+	ctx := t.Context()
+	ca, err := pgx.Connect(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ca.Close(ctx)
+	cb, err := pgx.Connect(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.Close(ctx)
+	if _, err := ca.Exec(ctx, "CREATE TABLE t (x int); INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := ca.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("count = %d, %v", n, err)
+	}
+	if _, err := cb.Exec(ctx, "SELECT * FROM t"); err == nil {
+		t.Error("a table of one test's database is visible in another's")
+	}
+	var addr string
+	if err := ca.QueryRow(ctx, "SELECT current_setting('listen_addresses')").Scan(&addr); err != nil || addr != "127.0.0.1" {
+		t.Errorf("listen_addresses = %q, %v; want loopback only", addr, err)
+	}
+	var fsync string
+	if err := ca.QueryRow(ctx, "SELECT current_setting('fsync')").Scan(&fsync); err != nil || fsync != "off" {
+		t.Errorf("fsync = %q, %v; want off for tests", fsync, err)
+	}
+}
+
+// TestStartStop: a server of its own, durable, stopped and removed: its
+// directory is gone and its port refuses connections.
+func TestStartStop(t *testing.T) {
+	pgtest.Require(t)
+	s, err := pgtest.Start(t.Context(), pgtest.Config{Durable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn, err := s.CreateDB(t.Context())
+	if err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	var fsync string
+	err = conn.QueryRow(t.Context(), "SELECT current_setting('fsync')").Scan(&fsync)
+	conn.Close(t.Context())
+	if err != nil || fsync != "on" {
+		t.Errorf("durable server: fsync = %q, %v", fsync, err)
+	}
+	if err := s.DropDB(t.Context(), dsn); err != nil {
+		t.Error(err)
+	}
+	dir := s.Dir()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the server's directory is still there: %v", err)
+	}
+	if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.Port())); err == nil {
+		c.Close()
+		t.Error("the port still accepts connections after Stop")
+	}
+	if _, err := pgx.Connect(context.Background(), dsn); err == nil {
+		t.Error("connected after Stop")
+	}
+}
+
+func TestBinDir(t *testing.T) {
+	dir, err := pgtest.BinDir()
+	if errors.Is(err, pgtest.ErrNoPostgres) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"initdb", "postgres"} {
+		if _, err := os.Stat(dir + "/" + p); err != nil {
+			t.Error(err)
+		}
+	}
+}
