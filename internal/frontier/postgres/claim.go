@@ -1,0 +1,227 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+)
+
+// A claim is one statement, one round trip: it picks the host and locks
+// its row (FOR UPDATE SKIP LOCKED when any host will do, so that workers
+// claiming at once pass each other by instead of queueing on one row),
+// takes the lease — a new epoch, the owner, the expiry on the claimant's
+// clock and the deadline on the database's — and reads the host's due
+// entries. When no host is due it returns instead the time the first one
+// will be.
+//
+// The entries are read in the statement's snapshot, taken before the row
+// was locked. They are the host's entries as its lock holder left them
+// unless a claim or release of the host committed in between: each moves
+// the epoch, so "fresh" (the epoch is the snapshot's plus one) says the
+// read stands; otherwise the claim reads them again, holding the lease
+// now. Entries added meanwhile do not need it: a newer entry missed stays
+// queued for the next lease.
+
+// claimColumns are the columns both claims return: the lease, then one
+// entry per row (NULL columns when none), or, when nothing was claimed, a
+// single row with only next set.
+const claimColumns = `
+SELECT h.host, h.lease_epoch, h.lease_expires, h.fresh,
+	q.due, q.seq, q.url, q.depth, q.attempts, q.hops, q.kind, q.recrawl, q.as_is, q.parent,
+	NULL::timestamptz AS next
+FROM h LEFT JOIN LATERAL (
+	SELECT due, seq, url, depth, attempts, hops, kind, recrawl, as_is, parent FROM gc_queue q
+	WHERE q.bucket = h.bucket AND q.host = h.host AND q.due <= $1
+	ORDER BY q.due, q.seq LIMIT $5
+) q ON true
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, `
+
+// leaseSet is the SET and RETURNING of a claim's UPDATE. $2 owner, $3
+// expiry on the claimant's clock, $4 TTL on the database's, in µs.
+const leaseSet = `
+	SET lease_owner = $2, lease_epoch = g.lease_epoch + 1, lease_expires = $3,
+		lease_deadline = now() + $4::float8 * interval '1 microsecond'`
+
+const leaseReturning = `
+	RETURNING g.bucket, g.host, g.lease_epoch, g.lease_expires,
+		g.lease_epoch = 1 + (SELECT s.lease_epoch FROM gc_hosts s WHERE s.bucket = g.bucket AND s.host = g.host) AS fresh`
+
+// claimAnySQL claims the host due longest: first one whose holder stopped
+// renewing (its deadline passed on the database's clock, whatever its
+// expiry on the claimants'), then by ready_at.
+const claimAnySQL = `
+WITH dead AS MATERIALIZED (
+	SELECT bucket, host FROM gc_hosts
+	WHERE lease_owner IS NOT NULL AND lease_deadline <= now()
+		AND pending > 0 AND greatest(due, next_allowed) <= $1
+	ORDER BY lease_deadline LIMIT 1
+	FOR UPDATE SKIP LOCKED
+), ready AS MATERIALIZED (
+	SELECT bucket, host FROM gc_hosts
+	WHERE ready_at <= $1
+	ORDER BY ready_at LIMIT 1
+	FOR UPDATE SKIP LOCKED
+), c AS MATERIALIZED (
+	SELECT * FROM dead UNION ALL SELECT * FROM ready LIMIT 1
+), h AS (
+	UPDATE gc_hosts g` + leaseSet + `
+	FROM c WHERE g.bucket = c.bucket AND g.host = c.host` + leaseReturning + `
+)` + claimColumns + `
+	(SELECT ready_at FROM gc_hosts WHERE ready_at IS NOT NULL ORDER BY ready_at LIMIT 1)
+WHERE NOT EXISTS (SELECT FROM h)`
+
+// claimHostSQL claims the host $6/$7 if it is due at $1.
+const claimHostSQL = `
+WITH h AS (
+	UPDATE gc_hosts g` + leaseSet + `
+	WHERE g.bucket = $6 AND g.host = $7 AND g.pending > 0 AND greatest(g.due, g.next_allowed) <= $1
+		AND (g.lease_owner IS NULL OR g.lease_expires <= $1 OR g.lease_deadline <= now())` + leaseReturning + `
+)` + claimColumns + `
+	(SELECT ready_at FROM gc_hosts WHERE bucket = $6 AND host = $7)
+WHERE NOT EXISTS (SELECT FROM h)`
+
+// itemsSQL reads a leased host's due entries again.
+const itemsSQL = `
+SELECT due, seq, url, depth, attempts, hops, kind, recrawl, as_is, parent FROM gc_queue
+WHERE bucket = $1 AND host = $2 AND due <= $3
+ORDER BY due, seq LIMIT $4`
+
+// Claim leases a due host: req.Host, or the one due longest.
+func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier.Lease, time.Time, error) {
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	req.Max = max(req.Max, 1)
+	if req.TTL <= 0 {
+		req.TTL = frontier.DefaultTTL
+	}
+	args := []any{req.Now, s.owner, req.Now.Add(req.TTL), float64(s.leaseTTL.Microseconds()), req.Max}
+	sql := claimAnySQL
+	if req.Host != "" {
+		sql = claimHostSQL
+		args = append(args, bucketOf(req.Host), req.Host)
+	}
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("frontier/postgres: claim: %w", err)
+	}
+	var (
+		l     *frontier.Lease
+		fresh bool
+		next  *time.Time
+	)
+	for rows.Next() {
+		var (
+			host    *string
+			epoch   *int64
+			expires *time.Time
+			ok      *bool
+			e       entryRow
+		)
+		err := rows.Scan(&host, &epoch, &expires, &ok,
+			&e.due, &e.seq, &e.url, &e.depth, &e.attempts, &e.hops, &e.kind, &e.recrawl, &e.asIs, &e.parent, &next)
+		if err != nil {
+			rows.Close()
+			return nil, time.Time{}, fmt.Errorf("frontier/postgres: claim: %w", err)
+		}
+		if host == nil {
+			continue // nothing claimed: next says when
+		}
+		if l == nil {
+			l = &frontier.Lease{Host: *host, Expires: *expires, ID: uint64(*epoch)}
+			fresh = *ok
+		}
+		if e.seq != nil {
+			l.Items = append(l.Items, e.item(l.Host))
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, time.Time{}, fmt.Errorf("frontier/postgres: claim: %w", err)
+	}
+	if l == nil {
+		if next == nil {
+			return nil, time.Time{}, nil
+		}
+		return nil, *next, nil
+	}
+	s.hold(l.Host, l.ID)
+	if !fresh || len(l.Items) == 0 {
+		// The host changed between the statement's snapshot and its
+		// lock: read its entries again, under the lease.
+		if l.Items, err = s.readItems(ctx, l.Host, req.Now, req.Max); err == nil && len(l.Items) == 0 {
+			err = fmt.Errorf("frontier/postgres: host %q was due but has no due entry", l.Host)
+		}
+		if err != nil {
+			s.abandon(ctx, l)
+			return nil, time.Time{}, err
+		}
+	}
+	return l, time.Time{}, nil
+}
+
+// abandon gives back a lease without settling anything, after a claim
+// that failed half-way.
+func (s *Store) abandon(ctx context.Context, l *frontier.Lease) {
+	s.drop(l.Host, l.ID)
+	s.pool.Exec(ctx, `UPDATE gc_hosts SET lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = lease_epoch + 1
+WHERE bucket = $1 AND host = $2 AND lease_epoch = $3`, bucketOf(l.Host), l.Host, int64(l.ID))
+}
+
+func (s *Store) readItems(ctx context.Context, host string, now time.Time, n int) ([]*frontier.Item, error) {
+	rows, err := s.pool.Query(ctx, itemsSQL, bucketOf(host), host, now, n)
+	if err != nil {
+		return nil, fmt.Errorf("frontier/postgres: claim: %w", err)
+	}
+	defer rows.Close()
+	var items []*frontier.Item
+	for rows.Next() {
+		var e entryRow
+		if err := rows.Scan(&e.due, &e.seq, &e.url, &e.depth, &e.attempts, &e.hops, &e.kind, &e.recrawl, &e.asIs, &e.parent); err != nil {
+			return nil, fmt.Errorf("frontier/postgres: claim: %w", err)
+		}
+		items = append(items, e.item(host))
+	}
+	return items, rows.Err()
+}
+
+// entryRow is a queue row as scanned; its columns are NULL in the row of
+// a lease with no entry.
+type entryRow struct {
+	due                   *time.Time
+	seq                   *int64
+	url, kind             *string
+	depth, attempts, hops *int32
+	recrawl, asIs         *bool
+	parent                *int64
+}
+
+func (e *entryRow) item(host string) *frontier.Item {
+	return &frontier.Item{
+		Host: host,
+		Due:  *e.due,
+		Entry: frontier.Entry{
+			URL: *e.url, Depth: int(*e.depth), Attempts: int(*e.attempts), Hops: int(*e.hops),
+			Kind: *e.kind, Recrawl: *e.recrawl, AsIs: *e.asIs, Parent: uint64(*e.parent),
+		},
+		Ref: makeRef(*e.due, *e.seq),
+	}
+}
+
+// makeRef is an Item's Ref: the rest of its queue row's key, the due time
+// in microseconds (as stored) and the sequence number.
+func makeRef(due time.Time, seq int64) []byte {
+	b := binary.BigEndian.AppendUint64(nil, uint64(due.UnixMicro()))
+	return binary.BigEndian.AppendUint64(b, uint64(seq))
+}
+
+func parseRef(ref []byte) (due time.Time, seq int64, ok bool) {
+	if len(ref) != 16 {
+		return time.Time{}, 0, false
+	}
+	return time.UnixMicro(int64(binary.BigEndian.Uint64(ref))), int64(binary.BigEndian.Uint64(ref[8:])), true
+}

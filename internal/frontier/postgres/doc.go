@@ -1,0 +1,30 @@
+// Package postgres is the frontier of a crawl shared by many workers: a
+// [frontier.Frontier] in a PostgreSQL database, which every process given
+// the same DSN uses as one more worker. Workers are stateless; nothing is
+// routed between them.
+//
+// The queues, the seen-set (the 128-bit hash of each canonical URL, a
+// primary key), each host's politeness state and lease, the fetch history
+// and the robots.txt cache are tables (docs/postgres-frontier.md has the
+// schema). A worker claims a host with one statement: the row of the host
+// due longest, locked with FOR UPDATE SKIP LOCKED so that claimants pass
+// each other by, gets a new epoch, the worker's id and its expiry. The
+// epoch fences the lease: a release whose epoch is no longer the host's
+// fails with [frontier.ErrLeaseLost] and changes nothing. A lease ends at
+// the earlier of two times: its TTL on the claimant's clock (what
+// [frontier.ClaimRequest.Now] and TTL say, as for every backend), and its
+// deadline on the database's clock, which the holder pushes back while it
+// lives (Options.LeaseTTL): the hosts of a worker that died come back
+// within LeaseTTL, whatever the other workers' clocks say.
+//
+// URLs are admitted in batches: COPY (or, for a few, one INSERT of
+// arrays) into a temporary table, then INSERT … ON CONFLICT DO NOTHING
+// into the seen-set, which returns the new ones. Every table that grows
+// has a bucket column (a hash of the host, or of the URL, modulo
+// [Buckets]) which every frequent statement filters on, so that the same
+// schema distributes on Citus.
+//
+// The schema is created on first use, in a transaction under an advisory
+// lock; it carries a version, and a database written by a newer version is
+// refused ([ErrIncompatible]), never rewritten.
+package postgres

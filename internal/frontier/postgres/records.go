@@ -1,0 +1,198 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+)
+
+// Seen reports whether a canonical URL is in the seen-set.
+func (s *Store) Seen(ctx context.Context, canonical string) (bool, error) {
+	k := frontier.Hash(canonical)
+	var seen bool
+	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT FROM gc_seen WHERE bucket = $1 AND key = $2)", keyBucket(k), k).Scan(&seen)
+	if err != nil {
+		return false, fmt.Errorf("frontier/postgres: seen: %w", err)
+	}
+	return seen, nil
+}
+
+// MarkSeen adds a canonical URL to the seen-set without queueing it.
+func (s *Store) MarkSeen(ctx context.Context, canonical string) error {
+	k := frontier.Hash(canonical)
+	_, err := s.pool.Exec(ctx, "INSERT INTO gc_seen (bucket, key) VALUES ($1, $2) ON CONFLICT DO NOTHING", keyBucket(k), k)
+	if err != nil {
+		return fmt.Errorf("frontier/postgres: mark seen: %w", err)
+	}
+	return nil
+}
+
+// Hosts describes every host with something queued, the first due first.
+// It reads every such host's row: it is for reports, not for the crawl
+// loop.
+func (s *Store) Hosts(ctx context.Context) ([]frontier.HostInfo, error) {
+	rows, err := s.pool.Query(ctx, `
+SELECT host, pending, queued, over_budget, next_allowed, due, lease_owner IS NOT NULL
+FROM gc_hosts WHERE pending > 0 ORDER BY ready_at, bucket, host`)
+	if err != nil {
+		return nil, fmt.Errorf("frontier/postgres: hosts: %w", err)
+	}
+	var out []frontier.HostInfo
+	var (
+		h            frontier.HostInfo
+		pending      int32
+		queued, over int64
+		next, due    *time.Time
+	)
+	_, err = pgx.ForEachRow(rows, []any{&h.Host, &pending, &queued, &over, &next, &due, &h.Leased}, func() error {
+		info := h
+		info.Pending, info.Queued, info.OverBudget = int(pending), int(queued), int(over)
+		if next != nil {
+			info.Next = *next
+		}
+		if due != nil {
+			info.Due = *due
+		}
+		out = append(out, info)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("frontier/postgres: hosts: %w", err)
+	}
+	return out, nil
+}
+
+// History returns what is known of a URL from its last visit, or nil.
+func (s *Store) History(ctx context.Context, canonical string) (*frontier.History, error) {
+	k := frontier.Hash(canonical)
+	var b []byte
+	err := s.pool.QueryRow(ctx, "SELECT record FROM gc_history WHERE bucket = $1 AND key = $2", keyBucket(k), k).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("frontier/postgres: history: %w", err)
+	}
+	return decodeHistory(b)
+}
+
+func decodeHistory(b []byte) (*frontier.History, error) {
+	h := new(frontier.History)
+	if err := json.Unmarshal(b, h); err != nil {
+		return nil, fmt.Errorf("frontier/postgres: corrupt history: %w", err)
+	}
+	// As the embedded store reads them back.
+	if !h.Fetched.IsZero() {
+		h.Fetched = h.Fetched.UTC()
+	}
+	if !h.Captured.IsZero() {
+		h.Captured = h.Captured.UTC()
+	}
+	return h, nil
+}
+
+// EachHistory calls fn for every URL with a history, in no particular
+// order, reading them as it goes.
+func (s *Store) EachHistory(ctx context.Context, fn func(*frontier.History) error) error {
+	rows, err := s.pool.Query(ctx, "SELECT record FROM gc_history")
+	if err != nil {
+		return fmt.Errorf("frontier/postgres: histories: %w", err)
+	}
+	var b []byte
+	_, err = pgx.ForEachRow(rows, []any{&b}, func() error {
+		h, err := decodeHistory(b)
+		if err != nil {
+			return err
+		}
+		return fn(h)
+	})
+	return err
+}
+
+// Robots returns the cached robots.txt record of an origin, or nil.
+func (s *Store) Robots(ctx context.Context, origin string) (*frontier.RobotsRecord, error) {
+	var b []byte
+	err := s.pool.QueryRow(ctx, "SELECT record FROM gc_robots WHERE bucket = $1 AND origin = $2", bucketOf(origin), origin).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("frontier/postgres: robots: %w", err)
+	}
+	r := new(frontier.RobotsRecord)
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("frontier/postgres: corrupt robots.txt record of %s: %w", origin, err)
+	}
+	return r, nil
+}
+
+// PutRobots stores the robots.txt record of an origin.
+func (s *Store) PutRobots(ctx context.Context, origin string, r *frontier.RobotsRecord) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `
+INSERT INTO gc_robots (bucket, origin, record) VALUES ($1, $2, $3::text::jsonb)
+ON CONFLICT (bucket, origin) DO UPDATE SET record = excluded.record`, bucketOf(origin), origin, string(b))
+	if err != nil {
+		return fmt.Errorf("frontier/postgres: put robots: %w", err)
+	}
+	return nil
+}
+
+// Meta returns a named value stored with the job, or "".
+func (s *Store) Meta(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, "SELECT value FROM gc_meta WHERE name = $1", name).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("frontier/postgres: meta: %w", err)
+	}
+	return v, nil
+}
+
+// SetMeta stores a named value with the job.
+func (s *Store) SetMeta(ctx context.Context, name, value string) error {
+	_, err := s.pool.Exec(ctx, `
+INSERT INTO gc_meta (name, value) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, value)
+	if err != nil {
+		return fmt.Errorf("frontier/postgres: set meta: %w", err)
+	}
+	return nil
+}
+
+// SetAddr records the address host was last fetched from, which the
+// workers of a shared crawl read (Addr) to keep to a budget per address.
+func (s *Store) SetAddr(ctx context.Context, host, addr string) error {
+	_, err := s.pool.Exec(ctx, `
+INSERT INTO gc_hosts AS h (bucket, host, addr) VALUES ($1, $2, $3)
+ON CONFLICT (bucket, host) DO UPDATE SET addr = excluded.addr WHERE h.addr IS DISTINCT FROM excluded.addr`,
+		bucketOf(host), host, addr)
+	if err != nil {
+		return fmt.Errorf("frontier/postgres: set address: %w", err)
+	}
+	return nil
+}
+
+// Addr returns the address SetAddr last recorded for host, or "".
+func (s *Store) Addr(ctx context.Context, host string) (string, error) {
+	var addr *string
+	err := s.pool.QueryRow(ctx, "SELECT addr FROM gc_hosts WHERE bucket = $1 AND host = $2", bucketOf(host), host).Scan(&addr)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && addr == nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("frontier/postgres: address: %w", err)
+	}
+	return *addr, nil
+}
