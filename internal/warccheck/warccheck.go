@@ -274,9 +274,16 @@ func payloadDigest(msg []byte) string {
 	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
 }
 
+// gowarcMu serialises gowarc: each of its readers sets a global of
+// github.com/google/uuid (EnableRandPool) when it is made, a data race
+// when parallel tests read at once.
+var gowarcMu sync.Mutex
+
 // readGowarc reads path with gowarc, strictly: a validation finding or a digest
 // that does not match is an error.
 func readGowarc(path string) ([]record, error) {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
 	r, err := gowarc.NewWarcFileReader(path, 0, gowarc.WithStrictValidation())
 	if err != nil {
 		return nil, err
