@@ -40,11 +40,15 @@ FROM h LEFT JOIN LATERAL (
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, `
 
-// leaseSet is the SET and RETURNING of a claim's UPDATE. $2 owner, $3
-// expiry on the claimant's clock, $4 TTL on the database's, in µs.
+// leaseSet is the SET of a claim's UPDATE. $2 owner, $3 expiry on the
+// claimant's clock, $4 TTL on the database's, in µs. The entries added
+// since the last claim or release are folded into due: added_due then
+// collects those added during the lease, which are not the lease's, so
+// that its release can count them in the host's head.
 const leaseSet = `
 	SET lease_owner = $2, lease_epoch = g.lease_epoch + 1, lease_expires = $3,
-		lease_deadline = now() + $4::float8 * interval '1 microsecond'`
+		lease_deadline = now() + $4::float8 * interval '1 microsecond',
+		due = least(g.due, g.added_due), added_due = NULL`
 
 const leaseReturning = `
 	RETURNING g.bucket, g.host, g.lease_epoch, g.lease_expires,
@@ -57,7 +61,7 @@ const claimAnySQL = `
 WITH dead AS MATERIALIZED (
 	SELECT bucket, host FROM gc_hosts
 	WHERE lease_owner IS NOT NULL AND lease_deadline <= now()
-		AND pending > 0 AND greatest(due, next_allowed) <= $1
+		AND pending > 0 AND greatest(least(due, added_due), next_allowed) <= $1
 	ORDER BY lease_deadline LIMIT 1
 	FOR UPDATE SKIP LOCKED
 ), ready AS MATERIALIZED (
@@ -78,7 +82,7 @@ WHERE NOT EXISTS (SELECT FROM h)`
 const claimHostSQL = `
 WITH h AS (
 	UPDATE gc_hosts g` + leaseSet + `
-	WHERE g.bucket = $6 AND g.host = $7 AND g.pending > 0 AND greatest(g.due, g.next_allowed) <= $1
+	WHERE g.bucket = $6 AND g.host = $7 AND g.pending > 0 AND greatest(least(g.due, g.added_due), g.next_allowed) <= $1
 		AND (g.lease_owner IS NULL OR g.lease_expires <= $1 OR g.lease_deadline <= now())` + leaseReturning + `
 )` + claimColumns + `
 	(SELECT ready_at FROM gc_hosts WHERE bucket = $6 AND host = $7)
@@ -150,6 +154,7 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 		return nil, *next, nil
 	}
 	s.hold(l.Host, l.ID)
+	s.noteClaim()
 	if !fresh || len(l.Items) == 0 {
 		// The host changed between the statement's snapshot and its
 		// lock: read its entries again, under the lease.

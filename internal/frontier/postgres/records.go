@@ -38,7 +38,7 @@ func (s *Store) MarkSeen(ctx context.Context, canonical string) error {
 // loop.
 func (s *Store) Hosts(ctx context.Context) ([]frontier.HostInfo, error) {
 	rows, err := s.pool.Query(ctx, `
-SELECT host, pending, queued, over_budget, next_allowed, due, lease_owner IS NOT NULL
+SELECT host, pending, queued, over_budget, next_allowed, least(due, added_due), lease_owner IS NOT NULL
 FROM gc_hosts WHERE pending > 0 ORDER BY ready_at, bucket, host`)
 	if err != nil {
 		return nil, fmt.Errorf("frontier/postgres: hosts: %w", err)

@@ -57,7 +57,13 @@ CREATE TABLE gc_hosts (
 	pending integer NOT NULL DEFAULT 0,      -- entries in its queue, leased ones included
 	queued bigint NOT NULL DEFAULT 0,        -- URLs ever queued (HostBudget)
 	over_budget bigint NOT NULL DEFAULT 0,   -- new URLs refused by a budget
-	due timestamptz,                         -- the due time of its queue's first entry; NULL when empty
+	-- The due time of its queue's first entry is least(due, added_due):
+	-- due is the head as the last claim or release left it, added_due the
+	-- earliest entry added since. Adding never writes due, so that a
+	-- release, which sets due from the queue, cannot miss an entry whose
+	-- adder committed while it waited for the row: added_due holds it.
+	due timestamptz,
+	added_due timestamptz,
 	next_allowed timestamptz,                -- not to be fetched before
 	pause_until timestamptz,                 -- next_allowed, when the host asked for the wait
 	lease_owner uuid,                        -- the Store holding the lease; NULL: not leased
@@ -68,9 +74,9 @@ CREATE TABLE gc_hosts (
 	-- When the host can next be claimed (NULL: nothing queued).
 	-- greatest() ignores NULLs.
 	ready_at timestamptz GENERATED ALWAYS AS (
-		CASE WHEN pending > 0 THEN greatest(due, next_allowed, lease_expires) END) STORED,
+		CASE WHEN pending > 0 THEN greatest(least(due, added_due), next_allowed, lease_expires) END) STORED,
 	PRIMARY KEY (bucket, host)
-);
+) WITH (fillfactor = 70);  -- room for HOT updates: an admission that leaves ready_at as it was
 CREATE INDEX gc_hosts_ready ON gc_hosts (ready_at) WHERE ready_at IS NOT NULL;
 CREATE INDEX gc_hosts_deadline ON gc_hosts (lease_deadline) WHERE lease_owner IS NOT NULL;
 

@@ -1,14 +1,17 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +35,15 @@ type Options struct {
 	// holder's lease ends at the ClaimRequest's TTL on the claimant's
 	// clock, or when released. Default DefaultLeaseTTL (30 s).
 	LeaseTTL time.Duration
+	// SyncCommit makes every change wait until its commit is on disk
+	// (synchronous_commit as the server sets it). By default the store's
+	// sessions run with synchronous_commit=off: Add and Release return
+	// once the change is committed and its WAL flush under way — what
+	// frontier.Frontier promises, and what the embedded store does — so
+	// that a crash of the database server loses at most the last moment's
+	// changes (the crawl fetches those URLs once more), never its
+	// consistency. A synchronous_commit given in the DSN wins.
+	SyncCommit bool
 	// Limits are the budgets. Every worker of a crawl must be given the
 	// same: with a budget, admissions take an advisory lock that
 	// serializes them (and a crawl budget sums every host's count).
@@ -49,9 +61,12 @@ type Store struct {
 	owner    [16]byte // the lease_owner of this Store's leases
 	logger   *slog.Logger
 
-	stop    chan struct{} // closed by Close: the renewer ends
-	renewer sync.WaitGroup
-	once    sync.Once
+	stop chan struct{} // closed by Close: background work ends
+	// bg is the renewer, and a vacuum while one runs.
+	bg        sync.WaitGroup
+	once      sync.Once
+	claims    atomic.Int64 // leases taken, for vacuumEvery
+	vacuuming atomic.Bool
 	// renewOff, set by tests, stops renewals, as if the process had
 	// stopped.
 	mu struct {
@@ -72,6 +87,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("frontier/postgres: bad DSN: %w", err)
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["synchronous_commit"]; !set && !opts.SyncCommit {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		_, err := c.Exec(ctx, stageTable)
@@ -109,7 +127,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.pool = pool
-	s.renewer.Add(1)
+	s.bg.Add(1)
 	go s.renew()
 	return s, nil
 }
@@ -121,7 +139,7 @@ func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.stop)
-		s.renewer.Wait()
+		s.bg.Wait()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		err = s.giveBack(ctx)
@@ -136,51 +154,48 @@ func (s *Store) giveBack(ctx context.Context) error {
 	held := s.mu.held
 	s.mu.held = make(map[string]uint64)
 	s.mu.Unlock()
-	if len(held) == 0 {
-		return nil
-	}
-	buckets, hosts, epochs := leaseArrays(held)
-	// Locked in key order, like every statement that locks several
-	// hosts, so that none waits for another in a cycle.
-	_, err := s.pool.Exec(ctx, `
-WITH l AS (
-	SELECT g.bucket, g.host FROM gc_hosts g
-	JOIN unnest($1::integer[], $2::text[], $3::bigint[]) AS l(bucket, host, epoch)
-		ON g.bucket = l.bucket AND g.host = l.host AND g.lease_epoch = l.epoch
-	WHERE g.lease_owner = $4
-	ORDER BY g.bucket, g.host
-	FOR UPDATE OF g
-)
-UPDATE gc_hosts g SET lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = g.lease_epoch + 1
-FROM l WHERE g.bucket = l.bucket AND g.host = l.host`, buckets, hosts, epochs, s.owner)
+	_, err := s.eachLease(ctx, held, `
+UPDATE gc_hosts SET lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = lease_epoch + 1
+WHERE bucket = $1 AND host = $2 AND lease_epoch = $3 AND lease_owner = $4`)
 	if err != nil {
 		return fmt.Errorf("frontier/postgres: give back leases: %w", err)
 	}
 	return nil
 }
 
-// leaseArrays returns held as parallel arrays, in key order.
-func leaseArrays(held map[string]uint64) (buckets []int32, hosts []string, epochs []int64) {
+// eachLease runs sql, which updates one host's row ($1 bucket, $2 host,
+// $3 epoch, $4 owner, $5 the LeaseTTL in µs if it uses it), for every
+// lease of held, in key order — the order every statement that locks
+// several hosts takes them in, so that none waits for another in a cycle
+// — in one round trip and one transaction. It returns the hosts whose row
+// it did not find: their lease is gone.
+func (s *Store) eachLease(ctx context.Context, held map[string]uint64, sql string, extra ...any) (lost []string, err error) {
+	if len(held) == 0 {
+		return nil, nil
+	}
+	hosts := make([]string, 0, len(held))
 	for h := range held {
 		hosts = append(hosts, h)
 	}
 	slices.SortFunc(hosts, func(a, b string) int {
-		if ba, bb := bucketOf(a), bucketOf(b); ba != bb {
-			return int(ba - bb)
-		}
-		return strings.Compare(a, b)
+		return cmp.Or(cmp.Compare(bucketOf(a), bucketOf(b)), strings.Compare(a, b))
 	})
+	b := &pgx.Batch{}
 	for _, h := range hosts {
-		buckets = append(buckets, bucketOf(h))
-		epochs = append(epochs, int64(held[h]))
+		b.Queue(sql, append([]any{bucketOf(h), h, int64(held[h]), s.owner}, extra...)...).Exec(func(ct pgconn.CommandTag) error {
+			if ct.RowsAffected() == 0 {
+				lost = append(lost, h)
+			}
+			return nil
+		})
 	}
-	return buckets, hosts, epochs
+	return lost, s.pool.SendBatch(ctx, b).Close()
 }
 
 // renew pushes back the database-clock deadline of the leases the store
 // holds, every LeaseTTL/3, until Close.
 func (s *Store) renew() {
-	defer s.renewer.Done()
+	defer s.bg.Done()
 	tick := time.NewTicker(s.leaseTTL / 3)
 	defer tick.Stop()
 	for {
@@ -191,60 +206,66 @@ func (s *Store) renew() {
 		}
 		s.mu.Lock()
 		off := s.mu.renewOff
-		held := make(map[string]uint64, len(s.mu.held))
-		for h, e := range s.mu.held {
-			held[h] = e
-		}
+		held := maps.Clone(s.mu.held)
 		s.mu.Unlock()
 		if off || len(held) == 0 {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), s.leaseTTL/3)
-		lost, err := s.renewHeld(ctx, held)
+		lost, err := s.eachLease(ctx, held, `
+UPDATE gc_hosts SET lease_deadline = now() + $5::float8 * interval '1 microsecond'
+WHERE bucket = $1 AND host = $2 AND lease_epoch = $3 AND lease_owner = $4`, float64(s.leaseTTL.Microseconds()))
 		cancel()
 		if err != nil {
 			s.logger.Warn("frontier/postgres: lease renewal failed", "err", err, "leases", len(held))
 			continue
 		}
-		s.mu.Lock()
 		for _, h := range lost {
-			if s.mu.held[h] == held[h] {
-				delete(s.mu.held, h)
-			}
+			s.drop(h, held[h])
 		}
-		s.mu.Unlock()
 	}
 }
 
-// renewHeld renews the leases of held and returns the hosts whose lease is
-// gone (released meanwhile, or expired and claimed again).
-func (s *Store) renewHeld(ctx context.Context, held map[string]uint64) (lost []string, err error) {
-	buckets, hosts, epochs := leaseArrays(held)
-	rows, err := s.pool.Query(ctx, `
-WITH l AS (
-	SELECT g.bucket, g.host FROM gc_hosts g
-	JOIN unnest($1::integer[], $2::text[], $3::bigint[]) AS l(bucket, host, epoch)
-		ON g.bucket = l.bucket AND g.host = l.host AND g.lease_epoch = l.epoch
-	WHERE g.lease_owner = $4
-	ORDER BY g.bucket, g.host
-	FOR UPDATE OF g
-)
-UPDATE gc_hosts g SET lease_deadline = now() + $5::float8 * interval '1 microsecond'
-FROM l WHERE g.bucket = l.bucket AND g.host = l.host
-RETURNING g.host`, buckets, hosts, epochs, s.owner, float64(s.leaseTTL.Microseconds()))
-	if err != nil {
-		return nil, err
+// vacuumEvery is how many claims a store makes between its vacuums of
+// gc_hosts.
+//
+// Every claim and release moves a host in the ready_at index, leaving
+// behind an entry for the version it replaced. Claims take the hosts due
+// longest, so those entries pile up at the very front of the index, where
+// every claim's scan starts: between two vacuums, each claim steps over
+// all the entries the claims since the last one left (2,000 claims a
+// second, and autovacuum's one-minute nap, make 120,000). So a store
+// vacuums the table itself, every vacuumEvery claims, skipping it when
+// another process is at it: the workers together vacuum about every
+// vacuumEvery claims of the crawl, whatever their number. The table has a
+// row per host, not per URL, so a vacuum is quick.
+const vacuumEvery = 5000
+
+// noteClaim counts a claim and starts a vacuum when one is due.
+func (s *Store) noteClaim() {
+	if s.claims.Add(1)%vacuumEvery != 0 || !s.vacuuming.CompareAndSwap(false, true) {
+		return
 	}
-	renewed, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range hosts {
-		if !slices.Contains(renewed, h) {
-			lost = append(lost, h)
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer s.vacuuming.Store(false)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-s.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		// INDEX_CLEANUP ON: the entries at the front of the index are
+		// the point, even when too few rows are dead for vacuum to bother
+		// with the indexes by itself.
+		if _, err := s.pool.Exec(ctx, "VACUUM (INDEX_CLEANUP ON, SKIP_LOCKED) gc_hosts"); err != nil && ctx.Err() == nil {
+			s.logger.Warn("frontier/postgres: vacuum gc_hosts failed", "err", err)
 		}
-	}
-	return lost, nil
+	}()
 }
 
 // hold and drop keep the set of leases the store renews.
