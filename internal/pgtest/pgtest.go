@@ -252,6 +252,82 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// CPUTime returns the processor time the server has used so far: its
+// postmaster's and every backend's, live or exited, user and system. A
+// benchmark divides it by the work done, a figure that other load on the
+// machine does not change the way it changes a rate. Linux only (/proc).
+func (s *Server) CPUTime() (time.Duration, error) {
+	pid := s.cmd.Process.Pid
+	ticks, err := procTicks(pid, true)
+	if err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, fmt.Errorf("pgtest: %w", err)
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil || child == pid {
+			continue
+		}
+		if ppid, err := procPPID(child); err == nil && ppid == pid {
+			if t, err := procTicks(child, false); err == nil {
+				ticks += t
+			}
+		}
+	}
+	// USER_HZ is 100 on every Linux that Go runs on.
+	return time.Duration(ticks) * (time.Second / 100), nil
+}
+
+// procStat returns the fields of /proc/PID/stat after the command name.
+func procStat(pid int) ([]string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return nil, fmt.Errorf("pgtest: malformed /proc/%d/stat", pid)
+	}
+	return strings.Fields(string(b[i+1:])), nil
+}
+
+func procPPID(pid int) (int, error) {
+	f, err := procStat(pid)
+	if err != nil || len(f) < 2 {
+		return 0, fmt.Errorf("pgtest: /proc/%d/stat: %v", pid, err)
+	}
+	return strconv.Atoi(f[1])
+}
+
+// procTicks sums utime and stime (fields 14 and 15 of stat, 12 and 13
+// after the name), and with children the times of the children it
+// waited for (16, 17).
+func procTicks(pid int, children bool) (int64, error) {
+	f, err := procStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	if len(f) < 15 {
+		return 0, fmt.Errorf("pgtest: malformed /proc/%d/stat", pid)
+	}
+	idx := []int{11, 12}
+	if children {
+		idx = append(idx, 13, 14)
+	}
+	var sum int64
+	for _, i := range idx {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("pgtest: /proc/%d/stat: %w", pid, err)
+		}
+		sum += n
+	}
+	return sum, nil
+}
+
 // Port is the TCP port the server listens on, on 127.0.0.1.
 func (s *Server) Port() int { return s.port }
 

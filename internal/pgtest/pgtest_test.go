@@ -57,6 +57,31 @@ func TestDatabases(t *testing.T) {
 	}
 }
 
+// TestCPUTime: the server's processor time grows with the work it does.
+func TestCPUTime(t *testing.T) {
+	s := pgtest.Require(t)
+	before, err := s.CPUTime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), pgtest.DB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var n int64
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM generate_series(1, 3000000)").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.CPUTime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after <= before {
+		t.Errorf("CPU time %v then %v: the query's time is not counted", before, after)
+	}
+}
+
 // TestStartStop: a server of its own, durable, stopped and removed: its
 // directory is gone and its port refuses connections.
 func TestStartStop(t *testing.T) {
