@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,27 +40,26 @@ func BenchmarkLeases(b *testing.B) {
 		{"synccommit-links", true, true, 5},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			var dsn string
+			srv := pgtest.Require(b)
 			if bc.durable {
-				srv, err := pgtest.Start(context.Background(), pgtest.Config{Durable: true})
-				if err != nil {
+				var err error
+				if srv, err = pgtest.Start(context.Background(), pgtest.Config{Durable: true}); err != nil {
 					b.Fatal(err)
 				}
 				defer srv.Stop()
-				if dsn, err = srv.CreateDB(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-			} else {
-				dsn = pgtest.DB(b)
 			}
-			benchmarkLeases(b, dsn+"&pool_max_conns=16", postgres.Options{SyncCommit: bc.sync}, bc.links)
+			dsn, err := srv.CreateDB(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchmarkLeases(b, srv, dsn+"&pool_max_conns=16", postgres.Options{SyncCommit: bc.sync}, bc.links)
 		})
 	}
 }
 
 func admitAll(frontier.Candidate) bool { return true }
 
-func benchmarkLeases(b *testing.B, dsn string, opts postgres.Options, links int) {
+func benchmarkLeases(b *testing.B, srv *pgtest.Server, dsn string, opts postgres.Options, links int) {
 	const hosts, workers = 1000, 8
 	s := open(b, dsn, opts)
 	var cs []frontier.Candidate
@@ -79,6 +79,11 @@ func benchmarkLeases(b *testing.B, dsn string, opts postgres.Options, links int)
 	flush()
 	var leases, misses, linkSeq atomic.Int64
 	b.SetParallelism(max(1, workers/runtime.GOMAXPROCS(0))) // workers goroutines
+	pgBefore, err := srv.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	goBefore := processCPU()
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
@@ -110,6 +115,23 @@ func benchmarkLeases(b *testing.B, dsn string, opts postgres.Options, links int)
 		}
 	})
 	elapsed := time.Since(start)
+	b.StopTimer()
+	pgAfter, err := srv.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := float64(max(1, leases.Load()))
 	b.ReportMetric(float64(leases.Load())/elapsed.Seconds(), "leases/s")
-	b.ReportMetric(float64(misses.Load())/float64(max(1, leases.Load())), "misses/lease")
+	b.ReportMetric(float64(misses.Load())/n, "misses/lease")
+	// Processor time per lease, the server's and this process's: what
+	// other load on the machine does not change.
+	b.ReportMetric(float64((pgAfter-pgBefore).Microseconds())/n, "pg-cpu-µs/lease")
+	b.ReportMetric(float64((processCPU()-goBefore).Microseconds())/n, "go-cpu-µs/lease")
+}
+
+// processCPU is the processor time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

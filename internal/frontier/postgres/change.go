@@ -13,28 +13,28 @@ import (
 // A change (an Add or a Release) is one transaction of at most two round
 // trips, each a pipeline of statements:
 //
-//  1. When it offers URLs: BEGIN; the candidates into the connection's
-//     temporary table (COPY for many, one INSERT for a few); INSERT into
-//     the seen-set … ON CONFLICT DO NOTHING RETURNING what was new; for a
+//  1. When it offers URLs: BEGIN; INSERT into the seen-set … ON CONFLICT
+//     DO NOTHING RETURNING what was new (the candidates as arrays, or for
+//     many, COPYed into the connection's temporary table first); for a
 //     release, whether its lease still holds; with a budget, the counts.
-//  2. The queue rows (the admitted candidates, from the temporary table;
-//     a release's settled, retried and revisited entries), the histories,
-//     one upsert of every host touched — the released host with its
-//     fencing check, which fails the transaction when the lease is lost —
-//     and COMMIT. A release without links has no first round trip: its
+//  2. One statement for the queue entries (the admitted candidates; a
+//     release's settled, retried and revisited entries) and histories,
+//     one for every host touched — the released host with its fencing
+//     check, which fails the transaction when the lease is lost — and
+//     COMMIT. A release without links has no first round trip: its
 //     pipeline is one implicit transaction.
 //
 // Between the two, Go asks Admit about each new URL and applies the
 // budgets, as the embedded store does.
 //
 // Rows are locked in one order by every change — seen keys, then a
-// release's own queue entries, then histories, then hosts, each set sorted
+// release's own queue entries and histories, then hosts, each set sorted
 // by key within its statement — so that concurrent changes never wait for
 // each other in a cycle.
 
 // copyMin is the number of candidates from which they go into the
-// temporary table with COPY (three round trips, then fast); fewer go in
-// one INSERT of arrays in the first pipeline.
+// temporary table with COPY (three round trips, then fast); fewer go to
+// the statements as arrays.
 const copyMin = 256
 
 // budgetLock is the key of the advisory lock budgeted admissions take.

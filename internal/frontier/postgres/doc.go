@@ -17,12 +17,16 @@
 // lives (Options.LeaseTTL): the hosts of a worker that died come back
 // within LeaseTTL, whatever the other workers' clocks say.
 //
-// URLs are admitted in batches: COPY (or, for a few, one INSERT of
-// arrays) into a temporary table, then INSERT … ON CONFLICT DO NOTHING
+// URLs are admitted in batches: COPY into a temporary table (a few go as
+// arrays in the statement itself), then INSERT … ON CONFLICT DO NOTHING
 // into the seen-set, which returns the new ones. Every table that grows
 // has a bucket column (a hash of the host, or of the URL, modulo
 // [Buckets]) which every frequent statement filters on, so that the same
 // schema distributes on Citus.
+//
+// Add and Release return once committed, the WAL flush under way
+// (synchronous_commit=off for the store's sessions, unless
+// Options.SyncCommit), as frontier.Frontier promises.
 //
 // The schema is created on first use, in a transaction under an advisory
 // lock; it carries a version, and a database written by a newer version is

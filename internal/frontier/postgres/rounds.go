@@ -256,19 +256,6 @@ func (ch *change) offerRound(ctx context.Context, conn *pgxpool.Conn, staged boo
 
 // The second round trip's statements.
 const (
-	queueSQL = `
-INSERT INTO gc_queue (bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent)
-SELECT bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent
-FROM unnest($1::integer[], $2::text[], $3::timestamptz[], $4::text[], $5::integer[], $6::integer[],
-	$7::integer[], $8::text[], $9::boolean[], $10::boolean[], $11::bigint[])
-	WITH ORDINALITY AS p(bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent, n)
-ORDER BY n`
-
-	queueStagedSQL = `
-INSERT INTO gc_queue (bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent)
-SELECT hb, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent FROM gc_stage
-WHERE i = ANY($1::integer[]) ORDER BY i`
-
 	// headSQL is the released host's head, read by the statement that
 	// ends the lease, after this transaction's own changes to the queue.
 	// Its snapshot may miss an entry added while the statement waited for
@@ -320,24 +307,10 @@ SELECT gc_fence($2::text IS NULL OR coalesce(bool_or(own), false)) FROM up`
 // writeRound writes the queue rows, histories and hosts, and commits.
 func (ch *change) writeRound(ctx context.Context, conn *pgxpool.Conn, admitted []int32, staged, explicit bool) error {
 	b := &pgx.Batch{}
-	if len(admitted) > 0 {
-		if staged {
-			b.Queue(queueStagedSQL, admitted)
-		} else {
-			var q entryArrays
-			for _, i := range admitted {
-				c := ch.staged[i].c
-				q.add(bucketOf(c.Host), c.Host, dbTime(c.Due), &c.Entry)
-			}
-			b.Queue(queueSQL, q.args()...)
-		}
+	if sql, args := ch.entriesSQL(admitted, staged); sql != "" {
+		b.Queue(sql, args...)
 	}
 	l := ch.lease
-	if l != nil {
-		if sql, args := ch.settleSQL(); sql != "" {
-			b.Queue(sql, args...)
-		}
-	}
 	var ownBucket *int32
 	var ownHost *string
 	if l != nil {
@@ -388,17 +361,61 @@ func (ch *change) writeRound(ctx context.Context, conn *pgxpool.Conn, admitted [
 	return nil
 }
 
-// settleSQL is the one statement that applies a release's results to its
-// host's queue and writes their histories: each part a data-modifying
-// WITH query, present when it has something to do.
-func (ch *change) settleSQL() (string, []any) {
+// entriesSQL is the one statement that writes a change's queue entries
+// and histories, each part a data-modifying WITH query, present when it
+// has something to do: the admitted candidates (from arrays, or from the
+// temporary table when staged), and for a release its results — entries
+// deleted, counted in place or put back, histories written. The hosts'
+// rows are the next statement's, which sees these entries.
+func (ch *change) entriesSQL(admitted []int32, staged bool) (string, []any) {
 	l, o := ch.lease, &ch.own
-	args := []any{bucketOf(l.Host), l.Host}
+	var ownBucket *int32
+	var ownHost *string
+	if l != nil {
+		ob := bucketOf(l.Host)
+		ownBucket, ownHost = &ob, &l.Host
+	}
+	args := []any{ownBucket, ownHost}
 	param := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
 	var parts []string
+	if len(admitted) > 0 && staged {
+		parts = append(parts, fmt.Sprintf(`ins AS (
+	INSERT INTO gc_queue (bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent)
+	SELECT hb, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent FROM gc_stage
+	WHERE i = ANY(%s::integer[]) ORDER BY i
+	RETURNING 1)`, param(admitted)))
+	}
+	// New entries from arrays: the admitted candidates, then a release's
+	// retries due later and revisits.
+	var q entryArrays
+	if !staged {
+		for _, i := range admitted {
+			c := ch.staged[i].c
+			q.add(bucketOf(c.Host), c.Host, dbTime(c.Due), &c.Entry)
+		}
+	}
+	if l != nil {
+		for _, p := range o.put {
+			q.add(bucketOf(l.Host), l.Host, p.due, &p.e)
+		}
+	}
+	if len(q.url) > 0 {
+		ps := make([]any, 0, 11)
+		for _, a := range q.args() {
+			ps = append(ps, param(a))
+		}
+		parts = append(parts, fmt.Sprintf(`put AS (
+	INSERT INTO gc_queue (bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent)
+	SELECT bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent
+	FROM unnest(%s::integer[], %s::text[], %s::timestamptz[], %s::text[], %s::integer[], %s::integer[],
+		%s::integer[], %s::text[], %s::boolean[], %s::boolean[], %s::bigint[])
+		WITH ORDINALITY AS p(bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent, n)
+	ORDER BY n
+	RETURNING 1)`, ps...))
+	}
 	if n := len(o.delSeq) + len(o.updSeq); n > 0 {
 		// Each entry found by its whole key, one index lookup apiece (the
 		// LIMIT keeps the planner from joining the host's whole queue
@@ -423,24 +440,6 @@ func (ch *change) settleSQL() (string, []any) {
 	UPDATE gc_queue SET attempts = attempts + 1 WHERE ctid = ANY (ARRAY(SELECT ctid FROM loc WHERE NOT del)) RETURNING 1)`)
 		}
 	}
-	if len(o.put) > 0 {
-		var q entryArrays
-		for _, p := range o.put {
-			q.add(bucketOf(l.Host), l.Host, p.due, &p.e)
-		}
-		ps := make([]string, 0, 11)
-		for _, a := range q.args() {
-			ps = append(ps, param(a))
-		}
-		parts = append(parts, fmt.Sprintf(`put AS (
-	INSERT INTO gc_queue (bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent)
-	SELECT bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent
-	FROM unnest(%s::integer[], %s::text[], %s::timestamptz[], %s::text[], %s::integer[], %s::integer[],
-		%s::integer[], %s::text[], %s::boolean[], %s::boolean[], %s::bigint[])
-		WITH ORDINALITY AS p(bucket, host, due, url, depth, attempts, hops, kind, recrawl, as_is, parent, n)
-	ORDER BY n
-	RETURNING 1)`, anys(ps)...))
-	}
 	if len(ch.hist) > 0 {
 		keys := make([][16]byte, 0, len(ch.hist))
 		for k := range ch.hist {
@@ -463,16 +462,9 @@ func (ch *change) settleSQL() (string, []any) {
 	if len(parts) == 0 {
 		return "", nil
 	}
-	// $1 and $2 are used by every part but hist: typed here for it.
+	// $1 and $2 are the released host, used by some parts: typed here
+	// for the others.
 	return "WITH " + strings.Join(parts, ", ") + "\nSELECT $1::integer, $2::text", args
-}
-
-func anys(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // entryArrays are queue rows as the parallel arrays unnest takes.

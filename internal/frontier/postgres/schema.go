@@ -140,9 +140,8 @@ INSERT INTO gc_schema (version) VALUES (1);
 const fenceCode = "GC001"
 
 // stageTable is each connection's temporary table for the candidates of
-// one change: filled with COPY (or one INSERT for a few), then admitted
-// into the seen-set and the queues with INSERT … SELECT. Its rows go at
-// commit.
+// a large change: filled with COPY, then admitted into the seen-set and
+// the queues with INSERT … SELECT. Its rows go at commit.
 const stageTable = `
 CREATE TEMPORARY TABLE IF NOT EXISTS gc_stage (
 	i integer NOT NULL,
