@@ -67,7 +67,7 @@ type Store struct {
 	once      sync.Once
 	claims    atomic.Int64 // leases taken, for vacuumEvery
 	vacuuming atomic.Bool
-	mu struct {
+	mu        struct {
 		sync.Mutex
 		held map[string]uint64 // host → epoch of the leases this Store holds
 		// renewOff, set by tests, stops renewals, as if the process had
