@@ -74,7 +74,7 @@ self-contained page with SVG charts, readable offline and printable.`,
 func runReport(f reportFlags, stdout io.Writer) error {
 	r, err := report.Read(f.job, report.Options{Run: f.run, Hosts: f.hosts})
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, report.ErrNoJob) {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, report.ErrNoJob) || errors.Is(err, report.ErrNoRequestLog) {
 			return exitError{2, fmt.Errorf("report: %w", err)}
 		}
 		return fmt.Errorf("report: %w", err)

@@ -147,6 +147,9 @@ type Options struct {
 // ErrNoJob says the directory is not a crawl job.
 var ErrNoJob = errors.New("not a crawl job (no requests/ and no runs.jsonl)")
 
+// ErrNoRequestLog says a job has no request log to report on.
+var ErrNoRequestLog = errors.New("no request log")
+
 // maxBuckets bounds the timeline; the bucket width doubles to fit.
 const maxBuckets = 120
 
@@ -184,6 +187,11 @@ func Read(dir string, opt Options) (*Report, error) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoJob)
+	}
+	if len(runs) == 0 {
+		// runs.jsonl alone: the job was crawled by a version that kept no
+		// request log, and an empty report would say nothing was sent.
+		return nil, fmt.Errorf("%s: %w (its %d runs in runs.jsonl were crawled before gentlecrawl kept one)", dir, ErrNoRequestLog, len(summaries))
 	}
 	if opt.Run != 0 {
 		if !slices.Contains(runs, opt.Run) {

@@ -172,6 +172,11 @@ func TestReportBadInput(t *testing.T) {
 		t.Errorf("damaged log: %v", err)
 	}
 	dir = t.TempDir()
+	os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte(`{"requests":5}`+"\n"), 0o644)
+	if _, err := Read(dir, Options{}); !errors.Is(err, ErrNoRequestLog) || !strings.Contains(err.Error(), "1 runs") {
+		t.Errorf("a job from before the request log: %v", err)
+	}
+	dir = t.TempDir()
 	os.WriteFile(filepath.Join(dir, "runs.jsonl"), []byte("{not json\n"), 0o644)
 	if _, err := Read(dir, Options{}); err == nil || !strings.Contains(err.Error(), "runs.jsonl line 1") {
 		t.Errorf("damaged runs.jsonl: %v", err)
