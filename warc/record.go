@@ -65,9 +65,17 @@ func formatDate(t time.Time) string {
 }
 
 // httpBody returns the entity body of an HTTP message: what follows the first empty
-// line. Line ends are CRLF, or bare LF, which some servers send (RFC 9112 §2.2).
-// ok is false when the message has no complete header section.
+// line. ok is false when the message has no complete header section.
 func httpBody(msg []byte) (body []byte, ok bool) {
+	_, body, ok = SplitHTTP(msg)
+	return body, ok
+}
+
+// SplitHTTP cuts an HTTP message (a response or request record's block) after
+// the empty line that ends its head. Line ends are CRLF, or bare LF, which some
+// servers send (RFC 9112 §2.2). Without an empty line, ok is false and the whole
+// message is head.
+func SplitHTTP(msg []byte) (head, body []byte, ok bool) {
 	for i := 0; i < len(msg); {
 		j := bytes.IndexByte(msg[i:], '\n')
 		if j < 0 {
@@ -76,12 +84,12 @@ func httpBody(msg []byte) (body []byte, ok bool) {
 		i += j + 1 // start of the next line
 		switch {
 		case i < len(msg) && msg[i] == '\n':
-			return msg[i+1:], true
+			return msg[:i+1], msg[i+1:], true
 		case i+1 < len(msg) && msg[i] == '\r' && msg[i+1] == '\n':
-			return msg[i+2:], true
+			return msg[:i+2], msg[i+2:], true
 		}
 	}
-	return nil, false
+	return msg, nil, false
 }
 
 // field is one WARC named field, in the order it is written.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gentlecrawl/gentlecrawl/extract"
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+	"github.com/gentlecrawl/gentlecrawl/warc"
 )
 
 // pageOf describes the page of a response or revisit record. robots is true
@@ -126,7 +127,7 @@ func (s *scanner) pageOf(rec *record) (p Page, robots bool) {
 // parseResponse reads the HTTP response message in a record's block: its
 // status, its header fields and its body, which is the rest of the block.
 func (s *scanner) parseResponse(block []byte) (status int, header http.Header, body []byte, err error) {
-	head, body := splitHead(block)
+	head, body, _ := warc.SplitHTTP(block)
 	s.hr.Reset(head)
 	s.head.Reset(&s.hr)
 	tp := textproto.NewReader(s.head)
@@ -145,25 +146,6 @@ func (s *scanner) parseResponse(block []byte) (status int, header http.Header, b
 		return status, http.Header(mime), body, fmt.Errorf("HTTP response header: %w", err)
 	}
 	return status, http.Header(mime), body, nil
-}
-
-// splitHead cuts an HTTP message after the empty line that ends its head.
-// Line ends are CRLF or a bare LF. Without an empty line it is all head.
-func splitHead(msg []byte) (head, body []byte) {
-	for i := 0; i < len(msg); {
-		j := bytes.IndexByte(msg[i:], '\n')
-		if j < 0 {
-			break
-		}
-		i += j + 1 // start of the next line
-		switch {
-		case i < len(msg) && msg[i] == '\n':
-			return msg[:i+1], msg[i+1:]
-		case i+1 < len(msg) && msg[i] == '\r' && msg[i+1] == '\n':
-			return msg[:i+2], msg[i+2:]
-		}
-	}
-	return msg, nil
 }
 
 // sameStart reports whether a and b begin at the same byte of memory.
