@@ -11,8 +11,9 @@ import (
 // LogEntry is one request as the web saw it. In JSON the field names are
 // snake_case and times are RFC 3339 with nanoseconds.
 type LogEntry struct {
-	// Start is taken when the handler begins, End after the body has been
-	// written and flushed.
+	// Start is taken when the handler begins, End just before the last
+	// bytes of the answer are flushed to the connection (no client can
+	// have read the whole answer earlier).
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 
