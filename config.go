@@ -93,6 +93,19 @@ type Config struct {
 	Continuous bool
 	// For ends a crawl after this long (exit 0); 0: no limit.
 	For time.Duration
+
+	// Frontier, when set, is the DSN of a PostgreSQL database
+	// (postgres://USER@HOST:PORT/DB?…) that holds the crawl's frontier
+	// instead of the job directory: every process run with the same
+	// Frontier (each with its own JobDir, for its WARC files and request
+	// log) is one more worker of one crawl, and one request at a time per
+	// host, the gaps, Crawl-delay, Retry-After and robots.txt hold across
+	// them all (docs/postgres-frontier.md).
+	Frontier string
+	// LeaseTTL is how long the hosts a process of a shared crawl was
+	// fetching stay its own after it dies: then another takes them over.
+	// Default 30s.
+	LeaseTTL time.Duration
 	// RevisitMin and RevisitMax bound the interval between two visits of
 	// a page in a continuous crawl. Defaults 1h and 30 days.
 	RevisitMin, RevisitMax time.Duration
@@ -369,6 +382,20 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	if c.For < 0 {
 		return c, nil, fmt.Errorf("--for %v: must not be negative", c.For)
 	}
+	if c.Frontier != "" {
+		if !strings.HasPrefix(c.Frontier, "postgres://") && !strings.HasPrefix(c.Frontier, "postgresql://") {
+			return c, nil, fmt.Errorf("--frontier %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DB?sslmode=disable (without --frontier the job directory holds the frontier)", redactDSN(c.Frontier))
+		}
+		if c.Continuous {
+			return c, nil, errors.New("--continuous with --frontier: a shared crawl does not revisit yet; run a continuous crawl on the embedded frontier")
+		}
+	}
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = 30 * time.Second
+	}
+	if c.LeaseTTL < time.Second {
+		return c, nil, fmt.Errorf("--lease-ttl %v: at least 1s", c.LeaseTTL)
+	}
 	if c.MetricsHosts < 0 || c.MetricsHosts > maxMetricsHosts {
 		return c, nil, fmt.Errorf("--metrics-hosts %d: want 0 to %d (each host is a set of series)", c.MetricsHosts, maxMetricsHosts)
 	}
@@ -491,4 +518,16 @@ func (c Config) fetchConfig() (fetch.Config, error) {
 		fc.ConnectTo = append(fc.ConnectTo, cr)
 	}
 	return fc, nil
+}
+
+// redactDSN hides the password of a DSN for messages.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }

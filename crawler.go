@@ -17,6 +17,7 @@ import (
 
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier/postgres"
 	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
 	"github.com/gentlecrawl/gentlecrawl/internal/metrics"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
@@ -32,7 +33,7 @@ var ErrJobInUse = errors.New("gentlecrawl: job directory is in use by another cr
 type Crawler struct {
 	cfg     Config
 	seeds   []*url.URL
-	inScope func(*url.URL) bool
+	inScope scopeOf
 
 	// Set up by Run.
 	store  frontier.Frontier
@@ -50,6 +51,10 @@ type Crawler struct {
 	rate *rateGate
 	// demand plans the revisits of a continuous crawl.
 	demand *demand
+	// shared is set in a crawl shared with other processes (Config.Frontier).
+	shared *shared
+	// stopAcquiring makes the workers take no new host (set by Run).
+	stopAcquiring context.CancelFunc
 
 	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
 	space     *space
@@ -87,7 +92,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	if !c.running.CompareAndSwap(false, true) {
 		return nil, errors.New("gentlecrawl: Run called twice")
 	}
-	unlock, err := c.openJob()
+	unlock, err := c.openJob(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +119,11 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		c.closeOutputs()
 		return nil, err
 	}
-	hosts, err := c.store.Hosts(ctx)
+	var hosts []frontier.HostInfo
+	if c.shared == nil {
+		// A shared crawl's hosts come from the feeder, claim by claim.
+		hosts, err = c.store.Hosts(ctx)
+	}
 	if err == nil && c.cfg.Continuous {
 		if err = c.planRevisits(ctx, hosts); err == nil {
 			hosts, err = c.store.Hosts(ctx)
@@ -124,7 +133,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		c.closeOutputs()
 		return nil, err
 	}
-	if len(hosts) == 0 && len(c.seeds) == 0 {
+	if len(hosts) == 0 && len(c.seeds) == 0 && c.shared == nil {
 		c.closeOutputs()
 		return nil, errors.New("nothing to do: no URLs are queued in this job (give seed URLs, or --recrawl to fetch its URLs again)")
 	}
@@ -148,6 +157,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	// thrown away.
 	acquireCtx, stopAcquiring := context.WithCancel(ctx)
 	defer stopAcquiring()
+	c.stopAcquiring = stopAcquiring
 	if c.cfg.For > 0 {
 		timer := time.AfterFunc(c.cfg.For, func() {
 			c.setStop("time limit")
@@ -156,10 +166,23 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 		defer timer.Stop()
 	}
 	var wg sync.WaitGroup
+	feeding := make(chan struct{})
+	if c.shared != nil {
+		c.sched.SetOpen(true)
+		go func() {
+			defer close(feeding)
+			c.feed(acquireCtx)
+		}()
+	} else {
+		close(feeding)
+	}
 	for range c.cfg.Workers {
 		wg.Go(func() { c.work(ctx, acquireCtx, stopAcquiring) })
 	}
 	wg.Wait()
+	stopAcquiring()
+	<-feeding
+	c.giveBack()
 
 	sum := c.finish(ctx)
 	sum.Run = c.reqlog.Run
@@ -182,7 +205,7 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 
 // openJob creates and locks the job directory and opens the store, the WARC
 // writer and the HTTP client.
-func (c *Crawler) openJob() (unlock func(), err error) {
+func (c *Crawler) openJob(ctx context.Context) (unlock func(), err error) {
 	dir := c.cfg.JobDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create job directory: %w", err)
@@ -208,11 +231,20 @@ func (c *Crawler) openJob() (unlock func(), err error) {
 	lock.Truncate(0)
 	fmt.Fprintf(lock, "%d\n", os.Getpid())
 
-	store, err := frontier.Open(filepath.Join(dir, "store"), frontier.Options{Logger: c.cfg.Logger})
-	if err != nil {
-		return fail(err)
+	if c.cfg.Frontier != "" {
+		pg, err := postgres.Open(ctx, c.cfg.Frontier, postgres.Options{Logger: c.cfg.Logger, LeaseTTL: c.cfg.LeaseTTL})
+		if err != nil {
+			return fail(fmt.Errorf("--frontier %s: %w", redactDSN(c.cfg.Frontier), err))
+		}
+		c.store = pg
+		c.shared = &shared{pg: pg, claimed: make(map[string]*frontier.Lease)}
+	} else {
+		store, err := frontier.Open(filepath.Join(dir, "store"), frontier.Options{Logger: c.cfg.Logger})
+		if err != nil {
+			return fail(err)
+		}
+		c.store = store
 	}
-	c.store = store
 	warcDir := filepath.Join(dir, "warc")
 	if err := os.MkdirAll(warcDir, 0o755); err != nil {
 		return fail(fmt.Errorf("cannot create %s: %w", warcDir, err))
@@ -275,34 +307,42 @@ func (c *Crawler) closeOutputs() error {
 // and sets the scope from all of them, so that resuming a job without naming
 // its seeds again keeps the crawl where it was.
 func (c *Crawler) rememberSeeds(ctx context.Context) error {
+	if c.shared != nil {
+		// Other processes may store their seeds at the same moment: the
+		// database merges the lists in one statement.
+		mine, _ := seedList(nil, c.seeds)
+		all, err := c.shared.pg.MergeList(ctx, "seeds", mine)
+		if err != nil {
+			return err
+		}
+		_, scopeSeeds := seedList(all, nil)
+		c.resumed = len(all) > len(mine)
+		c.shared.scopeSeeds = len(all)
+		return c.setScope(ctx, scopeSeeds)
+	}
 	stored, err := c.store.Meta(ctx, "seeds")
 	if err != nil {
 		return err
 	}
-	var all []string
+	var prev []string
 	c.resumed = stored != ""
 	if stored != "" {
-		if err := json.Unmarshal([]byte(stored), &all); err != nil {
+		if err := json.Unmarshal([]byte(stored), &prev); err != nil {
 			return fmt.Errorf("job directory: corrupt list of seeds: %w", err)
 		}
 	}
-	known := make(map[string]bool, len(all))
-	var scopeSeeds []*url.URL
-	for _, s := range all {
-		known[s] = true
-		if u, err := urlnorm.Parse(s); err == nil {
-			scopeSeeds = append(scopeSeeds, u)
-		}
+	all, scopeSeeds := seedList(prev, c.seeds)
+	if err := c.setScope(ctx, scopeSeeds); err != nil {
+		return err
 	}
-	for _, u := range c.seeds {
-		if s := u.String(); !known[s] {
-			known[s] = true
-			all = append(all, s)
-			scopeSeeds = append(scopeSeeds, u)
-		}
-	}
-	// --include and --exclude given now replace those of earlier runs; a run
-	// that gives none keeps them.
+	b, _ := json.Marshal(all)
+	return c.store.SetMeta(ctx, "seeds", string(b))
+}
+
+// setScope builds the crawl's scope from its seeds and its --include and
+// --exclude: those given now replace those of earlier runs; a run that
+// gives none keeps them.
+func (c *Crawler) setScope(ctx context.Context, scopeSeeds []*url.URL) error {
 	type narrowing struct{ Include, Exclude []string }
 	n := narrowing{c.cfg.Include, c.cfg.Exclude}
 	if len(n.Include) == 0 && len(n.Exclude) == 0 {
@@ -323,9 +363,8 @@ func (c *Crawler) rememberSeeds(ctx context.Context) error {
 	if err := c.store.SetMeta(ctx, "narrowing", string(nb)); err != nil {
 		return err
 	}
-	c.inScope = narrow(c.cfg.Scope.matcher(scopeSeeds), n.Include, n.Exclude)
-	b, _ := json.Marshal(all)
-	return c.store.SetMeta(ctx, "seeds", string(b))
+	c.inScope.set(narrow(c.cfg.Scope.matcher(scopeSeeds), n.Include, n.Exclude))
+	return nil
 }
 
 // resumeAfter is the earliest time a host may be asked in this run. In a

@@ -18,7 +18,7 @@ var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli"},
 	"cmd/simweb":        {"internal/simweb"},
 	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check"},
-	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},
+	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/frontier/postgres", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},
 	"robots":            {},
 	"urlnorm":           {},
 	"extract":           {"urlnorm"},

@@ -222,6 +222,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 	hops := 0
 	if prev != nil && prev.hop != nil {
 		target, hops = prev.hop, prev.hops
+	} else if hop, n, err := c.storedHop(ctx, origin); err != nil {
+		return time.Time{}, "", err
+	} else if hop != nil {
+		// A chain another process (or an earlier run) began.
+		target, hops = hop, n
 	}
 	// A hop to another host is a request to that host: it must be free and
 	// due, and it keeps its gap afterwards. If it is not, the hop is queued
@@ -279,6 +284,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 			next := &hostRobots{hop: loc, hops: hops + 1}
 			if prev != nil {
 				next.group, next.gap = prev.group, prev.gap
+			}
+			if err := c.storeHop(ctx, origin, loc, hops+1); err != nil {
+				return time.Time{}, "", err
 			}
 			c.robots.set(origin, next)
 			return hostload.After(end, c.cfg.Delay), hostload.ReasonDelay, nil
@@ -343,4 +351,39 @@ func (c *Crawler) robotsPolicy() robots.Policy {
 func robotsURL(host string) *url.URL {
 	u, _ := url.Parse(host + "/robots.txt")
 	return u
+}
+
+// hopFresh is how long a redirect chain stored in the robots.txt cache may
+// be taken up where it was left; an older one starts again at robots.txt.
+const hopFresh = 10 * time.Minute
+
+// storeHop records in the robots.txt cache that origin's chain goes on at
+// hop, keeping the record's last good copy and its expiry (past, or the
+// chain would not be followed): whichever worker takes the host's next
+// turn makes the hop, rather than begin the chain again.
+func (c *Crawler) storeHop(ctx context.Context, origin string, hop *url.URL, hops int) error {
+	old, err := c.store.Robots(ctx, origin)
+	if err != nil {
+		return err
+	}
+	rec := &frontier.RobotsRecord{}
+	if old != nil {
+		*rec = *old
+	}
+	rec.Checked, rec.Hop, rec.Hops = time.Now(), hop.String(), hops
+	return c.store.PutRobots(ctx, origin, rec)
+}
+
+// storedHop returns the hop of a chain in progress stored for origin, if
+// it is recent.
+func (c *Crawler) storedHop(ctx context.Context, origin string) (*url.URL, int, error) {
+	rec, err := c.store.Robots(ctx, origin)
+	if err != nil || rec == nil || rec.Hop == "" || time.Since(rec.Checked) > hopFresh {
+		return nil, 0, err
+	}
+	u, err := url.Parse(rec.Hop)
+	if err != nil || !c.robotsPolicy().FollowRedirect(rec.Hops-1) {
+		return nil, 0, nil
+	}
+	return u, rec.Hops, nil
 }

@@ -31,7 +31,7 @@ func (c *Crawler) robotsSitemaps(ctx context.Context, origin string, listed []st
 	var add []frontier.Candidate
 	for _, s := range listed {
 		u, err := urlnorm.Parse(s)
-		if err != nil || !c.inScope(u) {
+		if err != nil || !c.inScope.has(u) {
 			continue
 		}
 		add = append(add, c.sitemapCandidate(u))
@@ -67,7 +67,7 @@ func (c *Crawler) sitemapEntries(item *frontier.Item, res *fetch.Result) []front
 	}
 	for _, e := range entries {
 		switch {
-		case !c.inScope(e.URL):
+		case !c.inScope.has(e.URL):
 			outOfScope++
 		case sm.Index:
 			out = append(out, c.sitemapCandidate(e.URL))

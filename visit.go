@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -43,6 +42,8 @@ type turn struct {
 	results []frontier.Result
 	next    int // index in lease.Items of the next URL to look at
 	carried int // URLs settled by earlier leases of the same turn
+	// load is the host's Load once the turn makes a request.
+	load *hostload.Load
 }
 
 // settled counts the URLs the turn finished (retries stay queued).
@@ -77,7 +78,9 @@ func (c *Crawler) release(ctx context.Context, t *turn, req frontier.ReleaseRequ
 // cache again rather than wait for a host it may not need.
 func (c *Crawler) end(ctx context.Context, t *turn, next time.Time, reason hostload.Reason, deferred bool) error {
 	pace := next
-	if deferred || reason == hostload.ReasonRobots {
+	// In a shared crawl a deferred host's wait is kept in the frontier:
+	// the other processes must not ask its robots.txt again before next.
+	if (deferred && c.shared == nil) || (!deferred && reason == hostload.ReasonRobots) {
 		// Not the host's own pace: a robots.txt wait is kept by the
 		// scheduler alone, and may end early (Scheduler.Wake).
 		pace = time.Now()
@@ -85,10 +88,10 @@ func (c *Crawler) end(ctx context.Context, t *turn, next time.Time, reason hostl
 	// A backoff (Retry-After, errors, slow answers) must hold after a
 	// restart; the host's own pacing is worked out again by resumeAfter.
 	pause := !deferred && reason == hostload.ReasonBackoff
-	added, err := c.release(ctx, t, frontier.ReleaseRequest{Next: pace, Admit: c.admit, Pause: pause})
+	added, err := c.release(ctx, t, frontier.ReleaseRequest{Next: pace, Admit: c.admit, Pause: pause, Deferred: deferred, HostState: c.hostState(t)})
 	if err != nil {
 		c.sched.Release(t.host, 0, time.Now(), hostload.ReasonDelay)
-		return err
+		return c.lostLease(t.host, err)
 	}
 	c.noteAdded(added)
 	if deferred {
@@ -111,15 +114,16 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 	}
 	carried := 0
 	for {
-		lease, due, err := c.store.Claim(ctx, frontier.ClaimRequest{Host: host, Now: time.Now(), Max: leaseMax, TTL: leaseTTL})
+		lease, due, err := c.claimHost(ctx, host)
 		if err != nil {
 			c.sched.Release(host, carried, time.Now(), hostload.ReasonDelay)
 			return err
 		}
 		if lease == nil {
 			if due.IsZero() {
-				// The queue is empty: forget the host.
-				c.sched.Release(host, math.MaxInt32, time.Now(), hostload.ReasonDelay)
+				// The queue is empty, or in a shared crawl the host is
+				// another's or not due: forget it.
+				c.forget(host)
 			} else {
 				// Its next URL is due later (a retry waiting).
 				c.sched.Release(host, carried, due, hostload.ReasonDelay)
@@ -135,7 +139,7 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		// lease back and, still holding the host, take the next ones.
 		if _, err := c.release(ctx, t, frontier.ReleaseRequest{Next: time.Now()}); err != nil {
 			c.sched.Release(host, carried, time.Now(), hostload.ReasonDelay)
-			return err
+			return c.lostLease(host, err)
 		}
 		carried = t.settled()
 	}
@@ -245,6 +249,8 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			c.demand.pace(host, floor)
 		}
 		load := c.sched.Load(host, floor, why)
+		t.load = load
+		c.recallHost(t)
 		if n := load.Concurrency(c.cfg.MaxPerHost); n > 1 {
 			return true, c.visitMany(ctx, t, load, fetchJob{item, u}, n)
 		}
@@ -696,7 +702,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	}
 	for _, u := range found {
 		switch {
-		case !c.inScope(u):
+		case !c.inScope.has(u):
 			outOfScope++
 		case c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth:
 			tooDeep++

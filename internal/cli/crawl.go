@@ -41,6 +41,7 @@ type crawlFlags struct {
 	connectTo    []string
 	allowPrivate bool
 	frontier     string
+	leaseTTL     time.Duration
 	config       string
 	workers      int
 	timeout      time.Duration
@@ -107,7 +108,8 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.StringArrayVar(&f.resolve, "resolve", nil, "HOST:PORT:ADDR — connect to ADDR for HOST:PORT, as curl does (repeatable)")
 	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "HOST1:PORT1:HOST2:PORT2 — connect to HOST2:PORT2 instead, as curl does; empty HOST1/PORT1 match any (repeatable)")
 	fs.BoolVar(&f.allowPrivate, "allow-private-networks", false, "allow loopback and private addresses (refused by default)")
-	fs.StringVar(&f.frontier, "frontier", "", "frontier store (default: the embedded store in the job directory)")
+	fs.StringVar(&f.frontier, "frontier", "", "share the crawl with other processes through this PostgreSQL database, `postgres://USER@HOST:PORT/DB?sslmode=disable` (default: the embedded store in the job directory)")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", 30*time.Second, "with --frontier: how long the hosts of a process that died stay its own before another takes them over")
 	fs.StringVar(&f.config, "config", "", "TOML file of settings named like these flags; flags given here win")
 	fs.IntVar(&f.workers, "workers", 32, "hosts fetched at the same time")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "limit on one HTTP exchange, body included")
@@ -122,9 +124,6 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Config, error) {
 	if f.job == "" {
 		return gentlecrawl.Config{}, errors.New("--job DIR is required: the directory that keeps the crawl's state")
-	}
-	if f.frontier != "" {
-		return gentlecrawl.Config{}, fmt.Errorf("--frontier %q: only the embedded store is available in this version; leave --frontier out", f.frontier)
 	}
 	cd, err := gentlecrawl.ParseCrawlDelayPolicy(f.crawlDelay)
 	if err != nil {
@@ -175,6 +174,8 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Recrawl:              f.recrawl,
 		Continuous:           f.continuous,
 		For:                  f.forDur,
+		Frontier:             f.frontier,
+		LeaseTTL:             f.leaseTTL,
 		RevisitMin:           f.revisitMin,
 		RevisitMax:           f.revisitMax,
 		RefreshShare:         f.refreshShare,

@@ -152,6 +152,10 @@ type Lease struct {
 	Items   []*Item // due URLs, in due order, first queued first
 	Expires time.Time
 	ID      uint64 // the backend's name for the lease
+	// HostState is what the last release of the host left in
+	// ReleaseRequest.HostState, from a backend shared by many workers;
+	// nil otherwise.
+	HostState []byte
 }
 
 // Outcome is what became of a leased URL.
@@ -204,6 +208,17 @@ type ReleaseRequest struct {
 	// waits each host's gap first): a backend may keep it in memory only,
 	// and save a write per release.
 	Pause bool
+	// Deferred says the host waits until Next on something other than
+	// itself (its robots.txt is unavailable): a crawl with nothing else
+	// to do does not wait for it. A backend shared by many workers keeps
+	// it with the host, so that every worker can tell when the crawl is
+	// over; the embedded store has one worker, whose scheduler knows.
+	Deferred bool
+	// HostState, when not nil, is kept with the host by a backend shared
+	// by many workers and handed to the next lease of the host (what the
+	// crawler learned of the host's rate); nil keeps what is kept. The
+	// embedded store, with one worker, keeps nothing.
+	HostState []byte
 }
 
 // HostInfo describes one host's queue.
@@ -289,4 +304,10 @@ type RobotsRecord struct {
 	Fetched      time.Time `json:"fetched,omitempty"` // when the last good copy was fetched
 	FailingSince time.Time `json:"failing_since,omitempty"`
 	Failures     int       `json:"failures,omitempty"` // consecutive unavailable answers
+	// Hop is the next URL of a redirect chain being followed, Hops the
+	// redirects followed so far: each hop is a turn of its own, which in
+	// a shared crawl another worker may take. Empty when no chain is in
+	// progress.
+	Hop  string `json:"hop,omitempty"`
+	Hops int    `json:"hops,omitempty"`
 }

@@ -649,3 +649,47 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// RateMemo is what a Load learned of its host's rate at its last
+// congestion event: enough for another process of a shared crawl, taking
+// the host over, to go on at the rate this one settled on rather than
+// start again in slow start and overshoot a limit already found.
+type RateMemo struct {
+	Low       float64       `json:"low"`       // the rate after the cut, requests/s
+	Ceil      float64       `json:"ceil"`      // the rate measured at the event
+	GrowFrom  time.Time     `json:"grow_from"` // the rate grows from Low from here on
+	Cycle     time.Duration `json:"cycle"`     // from Low back to Ceil
+	Why       string        `json:"why,omitempty"`
+	EventRate float64       `json:"event_rate,omitempty"`
+}
+
+// Memo returns what the Load learned of the rate, or nil before its first
+// congestion event.
+func (l *Load) Memo() *RateMemo {
+	if l.ceil == 0 {
+		return nil
+	}
+	return &RateMemo{Low: l.low, Ceil: l.ceil, GrowFrom: l.growFrom, Cycle: l.cycle, Why: l.eventWhy, EventRate: l.eventRate}
+}
+
+// Recall takes up the memo of another Load of the same host (another
+// process's) when its congestion event is newer than this Load's last, and
+// ignores it otherwise or when it does not make sense.
+func (l *Load) Recall(m *RateMemo, now time.Time) {
+	valid := func(f float64) bool { return f > 0 && !math.IsInf(f, 0) && !math.IsNaN(f) }
+	if m == nil || !valid(m.Low) || !valid(m.Ceil) || m.Cycle <= 0 || m.GrowFrom.IsZero() {
+		return
+	}
+	if l.ceil > 0 && !m.GrowFrom.After(l.growFrom) {
+		return // this Load knows something newer
+	}
+	if !l.started {
+		l.started, l.answered = true, true
+		l.firstStart, l.resumed = now, now
+	}
+	l.low, l.ceil, l.growFrom = max(m.Low, l.minRate()), m.Ceil, m.GrowFrom
+	l.cycle = min(max(m.Cycle, minCycle), maxCycle)
+	l.eventWhy, l.eventRate = m.Why, m.EventRate
+	l.slowAnswers, l.slowEvent = 0, false
+	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s (seen by another process)", m.Why, m.EventRate)
+}

@@ -2,6 +2,7 @@ package hostload
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +268,51 @@ func TestLoadRefusalPausesDouble(t *testing.T) {
 	}
 	if last := pauses[len(pauses)-1]; last != 10*time.Minute {
 		t.Errorf("after 20 refusals the pause is %v, want PauseMax", last)
+	}
+}
+
+// TestLoadRecall: a Load that takes up another's memo (a shared crawl's
+// process taking a host over) goes on at the rate the other settled on
+// rather than in slow start; an older memo, or a broken one, changes
+// nothing.
+func TestLoadRecall(t *testing.T) {
+	a := NewLoad(LoadConfig{}, 0, "", 1)
+	outs := append(ok(10*time.Millisecond, 40), Outcome{Status: 429, RetryAfter: "1"})
+	_, _, end := drive(a, t0, outs)
+	m := a.Memo()
+	if m == nil {
+		t.Fatal("no memo after a 429")
+	}
+	if NewLoad(LoadConfig{}, 0, "", 2).Memo() != nil {
+		t.Error("a fresh Load has a memo")
+	}
+	at := end.Add(3 * time.Second)
+	b := NewLoad(LoadConfig{}, 0, "", 2)
+	if !math.IsInf(b.rateAt(at), 1) {
+		t.Fatalf("fresh Load's rate %v, want no limit before its first request", b.rateAt(at))
+	}
+	b.Recall(m, at)
+	if got, want := b.rateAt(at), a.rateAt(at); math.Abs(got-want) > 1e-9*want || math.IsInf(got, 0) {
+		t.Errorf("after Recall the rate is %v, the other's %v", got, want)
+	}
+	if d := b.Observe(Outcome{Status: 200, Start: at, End: at.Add(10 * time.Millisecond)}); !strings.Contains(d.Why, "another process") && d.Reason == ReasonRate {
+		t.Errorf("decision after Recall: %+v", d)
+	}
+
+	// An older memo does not undo what b learned since.
+	old := *m
+	old.GrowFrom = m.GrowFrom.Add(-time.Minute)
+	old.Ceil, old.Low = 1000, 900
+	before := b.rateAt(at)
+	b.Recall(&old, at)
+	if b.rateAt(at) != before {
+		t.Errorf("an older memo changed the rate: %v → %v", before, b.rateAt(at))
+	}
+	for _, bad := range []*RateMemo{nil, {}, {Low: math.NaN(), Ceil: 1, Cycle: time.Second, GrowFrom: at}, {Low: 1, Ceil: math.Inf(1), Cycle: time.Second, GrowFrom: at}, {Low: 1, Ceil: 2, GrowFrom: at}} {
+		c := NewLoad(LoadConfig{}, 0, "", 3)
+		c.Recall(bad, at)
+		if c.started || c.ceil != 0 {
+			t.Errorf("Recall(%+v) took it up", bad)
+		}
 	}
 }

@@ -51,6 +51,8 @@ type Scheduler struct {
 		parks    uint64
 		live     int // parked hosts that are not deferred
 		deferred int
+		waiters  int  // goroutines in Acquire with no host due
+		open     bool // more work may come from elsewhere: no ErrDone
 	}
 }
 
@@ -152,7 +154,7 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 	}()
 	for {
 		s.mu.Lock()
-		if s.mu.held == 0 && s.mu.live == 0 && s.mu.blocked == 0 {
+		if s.mu.held == 0 && s.mu.live == 0 && s.mu.blocked == 0 && !s.mu.open {
 			s.mu.Unlock()
 			s.notify() // let other waiters see it too
 			return "", ErrDone
@@ -177,6 +179,7 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 			s.mu.Unlock()
 			return h.key, nil
 		}
+		s.mu.waiters++
 		s.mu.Unlock()
 
 		var tc <-chan time.Time
@@ -195,11 +198,37 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 		}
 		select {
 		case <-ctx.Done():
+			s.unwait()
 			return "", ctx.Err()
 		case <-s.wake:
 		case <-tc:
 		}
+		s.unwait()
 	}
+}
+
+func (s *Scheduler) unwait() {
+	s.mu.Lock()
+	s.mu.waiters--
+	s.mu.Unlock()
+}
+
+// Waiters is the number of goroutines waiting in Acquire because no host
+// of this scheduler is due: workers a shared crawl can give more hosts.
+func (s *Scheduler) Waiters() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mu.waiters
+}
+
+// SetOpen says whether more work may come from elsewhere (the other
+// workers of a shared frontier). While open, Acquire waits rather than
+// return ErrDone when no host has work.
+func (s *Scheduler) SetOpen(open bool) {
+	s.mu.Lock()
+	s.mu.open = open
+	s.mu.Unlock()
+	s.notify()
 }
 
 // holdLocked marks h held, counting it against its address.

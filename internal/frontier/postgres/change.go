@@ -48,11 +48,13 @@ type change struct {
 	hosts  map[string]*hostDelta
 	added  frontier.Added
 
-	lease *frontier.Lease // a release's
-	next  time.Time
-	pause bool
-	own   ownOps
-	hist  map[[16]byte]string // histories to write, as JSON
+	lease    *frontier.Lease // a release's
+	next     time.Time
+	pause    bool
+	deferred bool
+	state    []byte // the host's state to keep; nil keeps what is kept
+	own      ownOps
+	hist     map[[16]byte]string // histories to write, as JSON
 }
 
 // staged is a candidate of the change: offered (Add, links), or a URL to
@@ -161,7 +163,7 @@ func (s *Store) Release(ctx context.Context, req frontier.ReleaseRequest) (front
 		}
 	}
 	ch := s.newChange(req.Admit)
-	ch.lease, ch.next, ch.pause = l, req.Next, req.Pause
+	ch.lease, ch.next, ch.pause, ch.deferred, ch.state = l, req.Next, req.Pause, req.Deferred, req.HostState
 	for _, r := range req.Results {
 		for i := range r.Add {
 			if err := ch.offer(&r.Add[i], false); err != nil {

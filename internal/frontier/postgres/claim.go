@@ -29,7 +29,7 @@ import (
 // entry per row (NULL columns when none), or, when nothing was claimed, a
 // single row with only next set.
 const claimColumns = `
-SELECT h.host, h.lease_epoch, h.lease_expires, h.fresh,
+SELECT h.host, h.lease_epoch, h.lease_expires, h.fresh, h.host_state,
 	q.due, q.seq, q.url, q.depth, q.attempts, q.hops, q.kind, q.recrawl, q.as_is, q.parent,
 	NULL::timestamptz AS next
 FROM h LEFT JOIN LATERAL (
@@ -38,7 +38,7 @@ FROM h LEFT JOIN LATERAL (
 	ORDER BY q.due, q.seq LIMIT $5
 ) q ON true
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, `
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, `
 
 // leaseSet is the SET of a claim's UPDATE. $2 owner, $3 expiry on the
 // claimant's clock, $4 TTL on the database's, in µs. The entries added
@@ -51,7 +51,7 @@ const leaseSet = `
 		due = least(g.due, g.added_due), added_due = NULL`
 
 const leaseReturning = `
-	RETURNING g.bucket, g.host, g.lease_epoch, g.lease_expires,
+	RETURNING g.bucket, g.host, g.lease_epoch, g.lease_expires, g.host_state,
 		g.lease_epoch = 1 + (SELECT s.lease_epoch FROM gc_hosts s WHERE s.bucket = g.bucket AND s.host = g.host) AS fresh`
 
 // claimAnySQL claims the host due longest: first one whose holder stopped
@@ -124,9 +124,10 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 			epoch   *int64
 			expires *time.Time
 			ok      *bool
+			state   []byte
 			e       entryRow
 		)
-		err := rows.Scan(&host, &epoch, &expires, &ok,
+		err := rows.Scan(&host, &epoch, &expires, &ok, &state,
 			&e.due, &e.seq, &e.url, &e.depth, &e.attempts, &e.hops, &e.kind, &e.recrawl, &e.asIs, &e.parent, &next)
 		if err != nil {
 			rows.Close()
@@ -136,7 +137,7 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 			continue // nothing claimed: next says when
 		}
 		if l == nil {
-			l = &frontier.Lease{Host: *host, Expires: *expires, ID: uint64(*epoch)}
+			l = &frontier.Lease{Host: *host, Expires: *expires, ID: uint64(*epoch), HostState: state}
 			fresh = *ok
 		}
 		if e.seq != nil {

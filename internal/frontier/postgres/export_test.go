@@ -7,3 +7,7 @@ func (s *Store) StopRenewingForTest() {
 	s.mu.renewOff = true
 	s.mu.Unlock()
 }
+
+// SchemaV1ForTest is the first version of the schema, as a database
+// created by an earlier build holds it.
+const SchemaV1ForTest = schemaV1

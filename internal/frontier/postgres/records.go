@@ -171,6 +171,41 @@ ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, value)
 	return nil
 }
 
+// MergeList adds to the JSON list of strings stored under name (Meta)
+// the values it does not hold yet, after those it holds, and returns the
+// list as stored. It is one statement, which locks the row: workers that
+// join a crawl at once, each with its seeds, all end up in the list —
+// where a read followed by SetMeta would let the last writer drop the
+// others'. A value under name that is not a JSON list is an error.
+func (s *Store) MergeList(ctx context.Context, name string, values []string) ([]string, error) {
+	if values == nil {
+		values = []string{}
+	}
+	add, err := json.Marshal(values)
+	if err != nil {
+		return nil, err
+	}
+	var out string
+	err = s.pool.QueryRow(ctx, `
+INSERT INTO gc_meta AS m (name, value) VALUES ($1, $2::jsonb::text)
+ON CONFLICT (name) DO UPDATE SET value = (
+	SELECT coalesce(jsonb_agg(e ORDER BY src, ord), '[]'::jsonb)::text FROM (
+		SELECT e, 0 AS src, ord FROM jsonb_array_elements(m.value::jsonb) WITH ORDINALITY AS a(e, ord)
+		UNION ALL
+		SELECT e, 1, ord FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS b(e, ord)
+		WHERE NOT m.value::jsonb @> jsonb_build_array(e)
+	) u)
+RETURNING value`, name, string(add)).Scan(&out)
+	if err != nil {
+		return nil, fmt.Errorf("frontier/postgres: merge %s: %w", name, err)
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return nil, fmt.Errorf("frontier/postgres: merge %s: the stored value is not a list of strings: %w", name, err)
+	}
+	return list, nil
+}
+
 // SetAddr records the address host was last fetched from, which the
 // workers of a shared crawl read (Addr) to keep to a budget per address.
 func (s *Store) SetAddr(ctx context.Context, host, addr string) error {
@@ -195,4 +230,21 @@ func (s *Store) Addr(ctx context.Context, host string) (string, error) {
 		return "", fmt.Errorf("frontier/postgres: address: %w", err)
 	}
 	return *addr, nil
+}
+
+// Outstanding reports whether the crawl has work left that a worker
+// should wait for: a host with URLs queued that is leased by a live
+// worker (its holder may queue more) or is not deferred (frontier.ReleaseRequest.Deferred). When
+// it says no, a worker with nothing in hand can stop: what is left waits
+// on robots.txt files that are unavailable. Two index probes: it is cheap
+// enough to ask whenever a worker finds nothing to claim.
+func (s *Store) Outstanding(ctx context.Context) (bool, error) {
+	var out bool
+	err := s.pool.QueryRow(ctx, `
+SELECT EXISTS (SELECT FROM gc_hosts WHERE lease_owner IS NOT NULL AND lease_deadline > now() AND pending > 0)
+	OR EXISTS (SELECT FROM gc_hosts WHERE ready_at IS NOT NULL AND NOT deferred)`).Scan(&out)
+	if err != nil {
+		return false, fmt.Errorf("frontier/postgres: outstanding: %w", err)
+	}
+	return out, nil
 }

@@ -264,12 +264,13 @@ const (
 
 	// releaseSQL ends the lease of host $1/$2 when it touches no other
 	// host: pending by $3, next allowed time $4, pause $5, fenced by epoch
-	// $6 and owner $7.
+	// $6 and owner $7; $8 says whether it is deferred, $9 is its state
+	// (NULL keeps the state kept).
 	releaseSQL = `
 WITH up AS (
 	UPDATE gc_hosts h SET pending = h.pending + $3,
 		due = least(` + headSQL + `, h.added_due), added_due = NULL,
-		next_allowed = $4, pause_until = $5,
+		next_allowed = $4, pause_until = $5, deferred = $8, host_state = coalesce($9, h.host_state),
 		lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = h.lease_epoch + 1
 	WHERE h.bucket = $1 AND h.host = $2 AND h.lease_epoch = $6 AND h.lease_owner = $7
 	RETURNING 1
@@ -279,7 +280,7 @@ SELECT gc_fence(EXISTS (SELECT FROM up))`
 	// hostsSQL applies the deltas ($3–$8) of every host a change touches,
 	// in key order. For a release, host $1/$2 is the released one: its
 	// lease ends as in releaseSQL ($9 next, $10 pause, $11 epoch, $12
-	// owner), and the transaction fails when the fence does not hold.
+	// owner, $13 deferred, $14 state), and the transaction fails when the fence does not hold.
 	hostsSQL = `
 WITH up AS (
 	INSERT INTO gc_hosts AS h (bucket, host, pending, queued, over_budget, added_due)
@@ -293,6 +294,8 @@ WITH up AS (
 		added_due = CASE WHEN h.bucket = $1 AND h.host = $2 THEN NULL ELSE least(h.added_due, excluded.added_due) END,
 		next_allowed = CASE WHEN h.bucket = $1 AND h.host = $2 THEN $9 ELSE h.next_allowed END,
 		pause_until = CASE WHEN h.bucket = $1 AND h.host = $2 THEN $10 ELSE h.pause_until END,
+		deferred = CASE WHEN h.bucket = $1 AND h.host = $2 THEN $13 ELSE h.deferred END,
+		host_state = CASE WHEN h.bucket = $1 AND h.host = $2 THEN coalesce($14, h.host_state) ELSE h.host_state END,
 		lease_owner = CASE WHEN h.bucket = $1 AND h.host = $2 THEN NULL ELSE h.lease_owner END,
 		lease_expires = CASE WHEN h.bucket = $1 AND h.host = $2 THEN NULL ELSE h.lease_expires END,
 		lease_deadline = CASE WHEN h.bucket = $1 AND h.host = $2 THEN NULL ELSE h.lease_deadline END,
@@ -326,7 +329,7 @@ func (ch *change) writeRound(ctx context.Context, conn *pgxpool.Conn, admitted [
 		own = ch.hosts[l.Host]
 	}
 	if own != nil && len(ch.hosts) == 1 && own.over == 0 && own.queued == 0 {
-		b.Queue(releaseSQL, *ownBucket, l.Host, int32(own.pending), nullTime(ch.next), pause, int64(l.ID), ch.s.owner)
+		b.Queue(releaseSQL, *ownBucket, l.Host, int32(own.pending), nullTime(ch.next), pause, int64(l.ID), ch.s.owner, ch.deferred, ch.state)
 	} else if len(ch.hosts) > 0 {
 		names := make([]string, 0, len(ch.hosts))
 		for h := range ch.hosts {
@@ -347,7 +350,7 @@ func (ch *change) writeRound(ctx context.Context, conn *pgxpool.Conn, admitted [
 			epoch = &e
 		}
 		b.Queue(hostsSQL, ownBucket, ownHost, buckets, names, pending, queued, over, due,
-			nullTime(ch.next), pause, epoch, ch.s.owner)
+			nullTime(ch.next), pause, epoch, ch.s.owner, ch.deferred, ch.state)
 	}
 	if explicit {
 		b.Queue("COMMIT")

@@ -13,7 +13,7 @@ import (
 // (migrations, each in the transaction that checks the version), and
 // refused when it is newer: it was written by a later gentlecrawl, whose
 // data this build might misread or damage.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // ErrIncompatible is returned by Open for a database whose frontier schema
 // this build cannot use: written by a newer version of gentlecrawl, or not
@@ -26,7 +26,17 @@ var ErrIncompatible = errors.New("frontier/postgres: the database holds a fronti
 // it once. Released versions are never edited: a change is a new entry.
 var migrations = []string{
 	0: schemaV1,
+	1: schemaV2,
 }
+
+// schemaV2 keeps whether a host waits on something other than itself
+// (frontier.ReleaseRequest.Deferred), so that every worker can tell when
+// nothing is left but such hosts (Store.Outstanding), and what the last
+// worker learned of the host (ReleaseRequest.HostState), for the next.
+const schemaV2 = `
+ALTER TABLE gc_hosts ADD COLUMN deferred boolean NOT NULL DEFAULT false;
+ALTER TABLE gc_hosts ADD COLUMN host_state bytea;
+`
 
 // Every table that grows with the crawl has a bucket column, a hash of the
 // host (or of the URL, for the tables keyed by URL) modulo Buckets, first

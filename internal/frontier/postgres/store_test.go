@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -349,4 +351,186 @@ func TestAddr(t *testing.T) {
 	if got := pending(t, s); got["a.test"] != 1 {
 		t.Errorf("pending = %v", got)
 	}
+}
+
+// TestMigrateFromV1: a database an earlier build created (schema version
+// 1) with a crawl in it is migrated forward on Open, in place: the queue
+// is kept, and the new column is there.
+func TestMigrateFromV1(t *testing.T) {
+	dsn := pgtest.DB(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, postgres.SchemaV1ForTest); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`INSERT INTO gc_hosts (bucket, host, pending, queued, due) VALUES ($1, 'a.test', 1, 1, now())`,
+		`INSERT INTO gc_queue (bucket, host, due, url) VALUES ($1, 'a.test', now(), 'http://a.test/')`,
+	} {
+		if _, err := conn.Exec(ctx, sql, int32(postgres.Bucket("a.test"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open(t, dsn, postgres.Options{})
+	var version int
+	var deferred bool
+	if err := conn.QueryRow(ctx, "SELECT (SELECT version FROM gc_schema), (SELECT deferred FROM gc_hosts WHERE host = 'a.test')").Scan(&version, &deferred); err != nil || version != postgres.SchemaVersion || deferred {
+		t.Fatalf("after Open: version %d, deferred %v, %v; want %d, false", version, deferred, err, postgres.SchemaVersion)
+	}
+	l, _, err := s.Claim(ctx, frontier.ClaimRequest{Now: time.Now().Add(time.Second), Max: 4})
+	if err != nil || l == nil || len(l.Items) != 1 || l.Items[0].URL != "http://a.test/" {
+		t.Fatalf("claim after the migration: %+v, %v", l, err)
+	}
+}
+
+// TestOutstanding: a shared crawl is over when no host has work that is
+// leased or not deferred — whatever the deferred hosts still hold.
+func TestOutstanding(t *testing.T) {
+	dsn := pgtest.DB(t)
+	s := open(t, dsn, postgres.Options{})
+	other := open(t, dsn, postgres.Options{})
+	outstanding := func(want bool, when string) {
+		t.Helper()
+		for _, st := range []*postgres.Store{s, other} {
+			if got, err := st.Outstanding(ctx); err != nil || got != want {
+				t.Fatalf("%s: Outstanding = %v, %v; want %v", when, got, err, want)
+			}
+		}
+	}
+	outstanding(false, "empty")
+	now := time.Now()
+	if _, err := s.Add(ctx, frontier.Batch{Add: []frontier.Candidate{cand("a.test", "/"), cand("b.test", "/")}}); err != nil {
+		t.Fatal(err)
+	}
+	outstanding(true, "two hosts queued")
+
+	// a.test is deferred (its robots.txt unavailable) for an hour.
+	la, _, err := s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Now: now, Max: 1})
+	if err != nil || la == nil {
+		t.Fatalf("claim a.test: %v, %v", la, err)
+	}
+	if _, err := s.Release(ctx, frontier.ReleaseRequest{Lease: la, Next: now.Add(time.Hour), Deferred: true}); err != nil {
+		t.Fatal(err)
+	}
+	outstanding(true, "b.test still queued")
+
+	// b.test leased by the other worker: outstanding while it is held,
+	// since its holder may queue more.
+	lb, _, err := other.Claim(ctx, frontier.ClaimRequest{Host: "b.test", Now: now, Max: 1})
+	if err != nil || lb == nil {
+		t.Fatalf("claim b.test: %v, %v", lb, err)
+	}
+	outstanding(true, "b.test leased")
+	if _, err := other.Release(ctx, frontier.ReleaseRequest{Lease: lb, Next: now, Results: []frontier.Result{
+		{Item: lb.Items[0], Outcome: frontier.Fetched, Canonical: "http://b.test/", History: &frontier.History{URL: "http://b.test/"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	outstanding(false, "only the deferred a.test left")
+
+	// The deferred host is still claimed when its time comes, and a lease
+	// on it is outstanding again; released without deferral, it is work.
+	if l, _, err := s.Claim(ctx, frontier.ClaimRequest{Now: now.Add(30 * time.Minute)}); err != nil || l != nil {
+		t.Fatalf("claim before a.test's time: %v, %v; want none", l, err)
+	}
+	la, _, err = s.Claim(ctx, frontier.ClaimRequest{Now: now.Add(2 * time.Hour), Max: 1})
+	if err != nil || la == nil || la.Host != "a.test" {
+		t.Fatalf("claim after a.test's time: %v, %v", la, err)
+	}
+	outstanding(true, "a.test leased")
+	if _, err := s.Release(ctx, frontier.ReleaseRequest{Lease: la, Next: now.Add(2 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	outstanding(true, "a.test released without deferral")
+}
+
+// TestMergeList: workers storing their seeds at once all end up in the
+// list, first stored first, none twice; a value that is not a list is an
+// error, left as it was.
+func TestMergeList(t *testing.T) {
+	dsn := pgtest.DB(t)
+	const n = 8
+	stores := make([]*postgres.Store, n)
+	for i := range stores {
+		stores[i] = open(t, dsn, postgres.Options{})
+	}
+	if got, err := stores[0].MergeList(ctx, "seeds", []string{"http://a.test/", "http://b.test/"}); err != nil || !slices.Equal(got, []string{"http://a.test/", "http://b.test/"}) {
+		t.Fatalf("first merge: %q, %v", got, err)
+	}
+	var wg sync.WaitGroup
+	for i, s := range stores {
+		wg.Go(func() {
+			for j := range 5 {
+				if _, err := s.MergeList(ctx, "seeds", []string{"http://a.test/", fmt.Sprintf("http://w%d.test/%d", i, j)}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := stores[0].MergeList(ctx, "seeds", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2+n*5 || got[0] != "http://a.test/" || got[1] != "http://b.test/" {
+		t.Fatalf("after %d concurrent merges: %d values %q", n*5, len(got), got)
+	}
+	seen := map[string]bool{}
+	for _, v := range got {
+		if seen[v] {
+			t.Errorf("%s twice", v)
+		}
+		seen[v] = true
+	}
+	if v, err := stores[0].Meta(ctx, "seeds"); err != nil || !strings.HasPrefix(v, `["http://a.test/", "http://b.test/"`) {
+		t.Errorf("Meta after the merges: %q, %v", v, err)
+	}
+	if err := stores[0].SetMeta(ctx, "other", `{"a": 1}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stores[0].MergeList(ctx, "other", []string{"x"}); err == nil {
+		t.Error("merge into a JSON object: no error")
+	}
+	if v, _ := stores[0].Meta(ctx, "other"); v != `{"a": 1}` {
+		t.Errorf("the object after the failed merge: %q", v)
+	}
+}
+
+// TestHostState: what a release leaves as the host's state is handed to
+// the next lease of the host, whichever worker takes it; a release without
+// one keeps it.
+func TestHostState(t *testing.T) {
+	dsn := pgtest.DB(t)
+	a := open(t, dsn, postgres.Options{})
+	b := open(t, dsn, postgres.Options{})
+	now := time.Now()
+	if _, err := a.Add(ctx, frontier.Batch{Add: []frontier.Candidate{cand("a.test", "/1"), cand("a.test", "/2"), cand("a.test", "/3")}}); err != nil {
+		t.Fatal(err)
+	}
+	claim := func(s *postgres.Store, want string) *frontier.Lease {
+		t.Helper()
+		l, _, err := s.Claim(ctx, frontier.ClaimRequest{Now: now, Max: 1})
+		if err != nil || l == nil {
+			t.Fatalf("claim: %v, %v", l, err)
+		}
+		if string(l.HostState) != want {
+			t.Fatalf("lease's host state %q, want %q", l.HostState, want)
+		}
+		return l
+	}
+	settle := func(l *frontier.Lease) []frontier.Result {
+		return []frontier.Result{{Item: l.Items[0], Outcome: frontier.Fetched, Canonical: l.Items[0].URL, History: &frontier.History{URL: l.Items[0].URL}}}
+	}
+	l := claim(a, "")
+	if _, err := a.Release(ctx, frontier.ReleaseRequest{Lease: l, Next: now, Results: settle(l), HostState: []byte(`{"ceil":2}`)}); err != nil {
+		t.Fatal(err)
+	}
+	l = claim(b, `{"ceil":2}`)
+	if _, err := b.Release(ctx, frontier.ReleaseRequest{Lease: l, Next: now, Results: settle(l)}); err != nil {
+		t.Fatal(err)
+	}
+	claim(a, `{"ceil":2}`)
 }

@@ -1,0 +1,285 @@
+package gentlecrawl_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier/postgres"
+	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
+	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+)
+
+// child is a gentlecrawl process run from the test binary (see TestMain).
+type child struct {
+	name   string
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	exited chan struct{} // closed when the process has exited
+	err    error         // of Wait, once exited is closed
+}
+
+func startChild(t *testing.T, name string, args []string) *child {
+	t.Helper()
+	encoded, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{name: name, cmd: cmd, out: out, exited: make(chan struct{})}
+	go func() {
+		c.err = cmd.Wait()
+		close(c.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.exited:
+		default:
+			cmd.Process.Kill()
+			<-c.exited
+		}
+	})
+	return c
+}
+
+// wait waits for the process to exit 0.
+func (c *child) wait(t *testing.T, limit time.Duration) {
+	t.Helper()
+	select {
+	case <-c.exited:
+		if c.err != nil {
+			t.Fatalf("%s failed: %v\n%s", c.name, c.err, c.out.String())
+		}
+	case <-time.After(limit):
+		c.cmd.Process.Signal(syscall.SIGQUIT) // where every goroutine is
+		select {
+		case <-c.exited:
+		case <-time.After(10 * time.Second):
+			c.cmd.Process.Kill()
+			<-c.exited
+		}
+		t.Fatalf("%s did not finish in %v\n%s", c.name, limit, c.out.String())
+	}
+}
+
+// TestSharedFrontier runs one crawl as several processes on one frontier in
+// a real PostgreSQL: two start with half the seeds each and a third with
+// none; one of the first two is killed with SIGKILL mid-crawl and a fourth
+// joins, without seeds. From the server's log: every page fetched, none
+// more than twice, robots.txt first on every host, one request at a time
+// per host and the gap (or the Crawl-delay) between requests whichever
+// process sent them, and no request inside a Retry-After window, whoever
+// got the 503.
+func TestSharedFrontier(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four crawler processes and a PostgreSQL server")
+	}
+	dsn := pgtest.DB(t)
+	const (
+		delay      = 40 * time.Millisecond
+		crawlDelay = 150 * time.Millisecond
+		retryAfter = 2 * time.Second
+		leaseTTL   = 2 * time.Second
+	)
+	// Two hosts of the plain profile have more pages and an outage that
+	// answers 503 with Retry-After: 2 while the crawl is on them.
+	began := time.Now()
+	outage := map[int]simweb.Outage{
+		0: {Start: began.Add(2 * time.Second), Duration: time.Second, RetryAfter: retryAfter},
+		5: {Start: began.Add(2500 * time.Millisecond), Duration: time.Second, Status: 429, RetryAfter: retryAfter},
+	}
+	web, err := simweb.New(simweb.Config{
+		Seed: 23, Hosts: 12, PagesPerHost: 30, CrawlDelay: crawlDelay,
+		HostOptions: func(i int, _ string) simweb.HostOptions {
+			if o, ok := outage[i]; ok {
+				return simweb.HostOptions{Pages: 100, Outages: []simweb.Outage{o}}
+			}
+			return simweb.HostOptions{}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	want := expectedFetches(t, web, "gentlecrawl")
+
+	dir := t.TempDir()
+	args := func(name string, seeds []*simweb.Host) []string {
+		a := []string{"crawl", "-q", "--frontier", dsn, "--lease-ttl", leaseTTL.String(),
+			"--job", filepath.Join(dir, name), "--from", name + "@example.org",
+			"--delay", delay.String(), "--workers", "4",
+			"--allow-private-networks", "--connect-to", srv.CatchAll()}
+		for _, h := range seeds {
+			a = append(a, h.URL("/"))
+		}
+		return a
+	}
+	hosts := web.Hosts()
+	outageHost := map[string]bool{}
+	for i := range outage {
+		outageHost[hosts[i].Name] = true
+	}
+	p1 := startChild(t, "p1", args("p1", hosts[:6]))
+	p2 := startChild(t, "p2", args("p2", hosts[6:]))
+	p3 := startChild(t, "p3", args("p3", nil))
+
+	// Kill p2 once it has made some requests and a third of the pages are
+	// fetched, then let p4 join.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		reqs := web.Requests()
+		byP2 := 0
+		for _, e := range reqs {
+			if e.From == "p2@example.org" {
+				byP2++
+			}
+		}
+		if byP2 >= 5 && len(reqs) >= len(want)/3 {
+			break
+		}
+		select {
+		case <-p2.exited:
+			t.Fatalf("p2 exited before the kill: %v\n%s", p2.err, p2.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the crawl did not get going: %d requests\np1: %s\np2: %s", len(reqs), p1.out.String(), p2.out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p2.cmd.Process.Kill()
+	<-p2.exited
+	killed := time.Now()
+	p4 := startChild(t, "p4", args("p4", nil))
+	for _, p := range []*child{p1, p3, p4} {
+		p.wait(t, 3*time.Minute)
+	}
+	web.Drain(t.Context())
+
+	got := map[string]int{}
+	byHost := map[string][]simweb.LogEntry{}
+	by := map[string]map[string]int{} // host → process → requests
+	for _, e := range web.Requests() {
+		byHost[e.Host] = append(byHost[e.Host], e)
+		if by[e.Host] == nil {
+			by[e.Host] = map[string]int{}
+		}
+		by[e.Host][e.From]++
+		if isRobotsPath(e.Path) {
+			continue
+		}
+		if (e.Status == 503 || e.Status == 429) && outageHost[e.Host] {
+			continue // refused, and asked again after the Retry-After
+		}
+		got[e.Host+" "+e.Path]++
+		if !web.Allowed(e.Host, e.Path, "gentlecrawl") {
+			t.Errorf("requested %s%s, which robots.txt disallows", e.Host, e.Path)
+		}
+	}
+	dbg, _ := pgx.Connect(t.Context(), dsn)
+	for k := range want {
+		switch n := got[k]; {
+		case n == 0:
+			t.Errorf("%s never fetched", k)
+			host, path, _ := strings.Cut(k, " ")
+			var q, hp int
+			var hist string
+			dbg.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM gc_queue WHERE url LIKE '%'||$1||'%'), (SELECT pending FROM gc_hosts WHERE host = $2), (SELECT coalesce(string_agg(record::text, ' | '), '') FROM gc_history WHERE record->>'url' LIKE '%'||$1||'%')", host+path, host).Scan(&q, &hp, &hist)
+			seen := false
+			if st, err := postgres.Open(t.Context(), dsn, postgres.Options{}); err == nil {
+				u, _ := url.Parse("http://" + host + path)
+				seen, _ = st.Seen(t.Context(), urlnorm.Canonical(u))
+				st.Close()
+			}
+			t.Logf("  queued %d, host pending %d, seen %v, history %s", q, hp, seen, hist)
+		case n > 2:
+			t.Errorf("%s fetched %d times, want at most twice", k, n)
+		}
+	}
+	shared, refusals, p4Requests := 0, 0, 0
+	for host, entries := range byHost {
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Start.Before(entries[j].Start) })
+		if len(by[host]) > 1 {
+			shared++
+		}
+		p4Requests += by[host]["p4@example.org"]
+		minGap := delay
+		h := web.Host(host)
+		if h.Profile == simweb.ProfileCrawlDelay {
+			minGap = crawlDelay
+		}
+		if first := entries[0].Path; !isRobotsPath(first) {
+			t.Errorf("%s: first request %s, want robots.txt", host, first)
+		}
+		robots := 0
+		for i, e := range entries {
+			if e.Path == "/robots.txt" {
+				robots++
+			}
+			if i == 0 {
+				continue
+			}
+			prev := entries[i-1]
+			who := fmt.Sprintf("%s (%s) after %s (%s)", e.Path, e.From, prev.Path, prev.From)
+			if e.Start.Before(prev.End) {
+				t.Errorf("%s: two requests at once: %s", host, who)
+				continue
+			}
+			wait := minGap
+			if prev.Status == 503 || prev.Status == 429 {
+				if outageHost[host] {
+					refusals++
+					wait = retryAfter
+				}
+			}
+			if gap := e.Start.Sub(prev.End); gap < wait {
+				t.Errorf("%s: %s started %v after the end of the one before, want at least %v", host, who, gap, wait)
+			}
+		}
+		// The process killed may have fetched a robots.txt and died before
+		// storing it: then it is fetched once more.
+		if robots > 2 || robots == 2 && by[host]["p2@example.org"] == 0 {
+			t.Errorf("%s: robots.txt fetched %d times by %v", host, robots, by[host])
+		}
+	}
+	if refusals == 0 {
+		t.Error("no request met an outage: the Retry-After check saw nothing")
+	}
+	if shared == 0 {
+		t.Error("no host was fetched by more than one process: politeness across processes was not tested")
+	}
+	if p4Requests == 0 {
+		t.Error("p4, which joined after the kill, fetched nothing")
+	}
+	t.Logf("%d requests, %d hosts fetched by more than one process, %d refusals, p4 %d requests, %v after the kill",
+		len(web.Requests()), shared, refusals, p4Requests, time.Since(killed).Round(time.Millisecond))
+
+	// Each process that finished wrote its summary.
+	for _, name := range []string{"p1", "p3", "p4"} {
+		b, err := os.ReadFile(filepath.Join(dir, name, "runs.jsonl"))
+		if t.Failed() {
+			t.Logf("%s: %s", name, b)
+		}
+		if err != nil || !strings.Contains(string(b), `"stopped":"`) {
+			t.Errorf("%s: runs.jsonl %q, %v", name, b, err)
+		}
+	}
+}
