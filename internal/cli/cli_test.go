@@ -137,6 +137,9 @@ func TestRefusals(t *testing.T) {
 		{"recheck-every 0", []string{"--continuous", "--recheck-every", "0", "http://a.test/"}, "--recheck-every"},
 		{"negative for", []string{"--for", "-1s", "http://a.test/"}, "--for"},
 		{"unknown log format", []string{"--log-format", "xml", "http://a.test/"}, "--log-format"},
+		{"frontier not postgres", []string{"--frontier", "mysql://u:sekrit@db.test/crawl", "http://a.test/"}, "--frontier"},
+		{"continuous on a shared frontier", []string{"--frontier", "postgres://u@db.test/crawl", "--continuous", "http://a.test/"}, "--continuous"},
+		{"lease-ttl under a second", []string{"--frontier", "postgres://u@db.test/crawl", "--lease-ttl", "500ms", "http://a.test/"}, "--lease-ttl"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,6 +151,9 @@ func TestRefusals(t *testing.T) {
 			}
 			if lines := strings.Count(errs, "\n"); lines != 1 || !strings.Contains(errs, tt.want) {
 				t.Errorf("stderr %q: want one line naming %q", errs, tt.want)
+			}
+			if strings.Contains(errs, "sekrit") {
+				t.Errorf("stderr %q repeats the password", errs)
 			}
 			if _, err := os.Stat(job); !os.IsNotExist(err) {
 				t.Errorf("job directory was created (%v): nothing should be written on bad input", err)
@@ -163,6 +169,19 @@ func TestRefusals(t *testing.T) {
 			"--connect-to", "a.test:80:127.0.0.1:"+site.port(), "http://a.test/")
 		if code == 0 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "job directory") {
 			t.Errorf("exit %d, stderr %q: want one line about the job directory", code, errs)
+		}
+	})
+	t.Run("unreachable frontier", func(t *testing.T) {
+		// Nothing listens on port 1: one line, naming --frontier, without
+		// the password; no request to the site.
+		code, _, errs := run(t, "crawl", "-q", "--job", filepath.Join(t.TempDir(), "job"), "--allow-private-networks",
+			"--frontier", "postgres://u:sekrit@127.0.0.1:1/crawl?sslmode=disable&connect_timeout=5",
+			"--connect-to", "a.test:80:127.0.0.1:"+site.port(), "http://a.test/")
+		if code == 0 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--frontier") || strings.Contains(errs, "sekrit") {
+			t.Errorf("exit %d, stderr %q: want one line about --frontier, without the password", code, errs)
+		}
+		if n := len(site.requests()); n != 0 {
+			t.Errorf("the server got %d requests", n)
 		}
 	})
 	t.Run("no job", func(t *testing.T) {
