@@ -13,7 +13,7 @@ import (
 )
 
 type reportFlags struct {
-	job   string
+	jobs  []string
 	json  bool
 	html  string
 	run   int
@@ -23,7 +23,7 @@ type reportFlags struct {
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
-		Use:   "report --job DIR [--json] [--html FILE] [--run N]",
+		Use:   "report --job DIR [--job DIR…] [--json] [--html FILE] [--run N]",
 		Short: "Crawl statistics of a job: requests, bytes and response times over time, breakdowns, hosts",
 		Long: `Show what a crawl job did, as a site owner's crawl-statistics page shows it:
 requests, download size and response time over time; requests by response code,
@@ -35,19 +35,28 @@ means, how the crawler adapted to its load, and its URL-space findings.
 
 It reads the job's request logs (requests/*.tsv, one line per request sent,
 robots.txt included) and runs.jsonl; a job may be read while it is crawled.
+A crawl shared by several processes (crawl --frontier) leaves one job directory
+per process: give each with --job, and the report is of them all as one crawl,
+its runs listed with their job.
 
 Text by default; --json prints one JSON document whose "requests" is every
 request sent, the number the servers logged; --html FILE writes one
 self-contained page with SVG charts, readable offline and printable.`,
 		Example: `  gentlecrawl report --job crawl1
   gentlecrawl report --job crawl1 --run 2 --json | jq .by_status
-  gentlecrawl report --job crawl1 --html crawl1.html`,
+  gentlecrawl report --job crawl1 --html crawl1.html
+  gentlecrawl report --job shared-a --job shared-b`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return exitError{2, fmt.Errorf("report: unexpected argument %q (the job is given with --job)", args[0])}
 			}
-			if f.job == "" {
+			if len(f.jobs) == 0 {
 				return exitError{2, errors.New("report: --job DIR is required")}
+			}
+			for _, job := range f.jobs {
+				if job == "" {
+					return exitError{2, errors.New("report: --job: an empty directory name")}
+				}
 			}
 			if f.run < 0 {
 				return exitError{2, fmt.Errorf("report: --run %d: runs are numbered from 1", f.run)}
@@ -63,7 +72,7 @@ self-contained page with SVG charts, readable offline and printable.`,
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&f.job, "job", "", "the job directory of the crawl")
+	fs.StringArrayVar(&f.jobs, "job", nil, "the job `DIR` of the crawl; repeat for the job directories of a crawl shared by several processes (--frontier)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document")
 	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML page with charts to `FILE`")
 	fs.IntVar(&f.run, "run", 0, "report on run `N` only (runs are numbered from 1; default all)")
@@ -72,9 +81,10 @@ self-contained page with SVG charts, readable offline and printable.`,
 }
 
 func runReport(f reportFlags, stdout io.Writer) error {
-	r, err := report.Read(f.job, report.Options{Run: f.run, Hosts: f.hosts})
+	r, err := report.ReadJobs(f.jobs, report.Options{Run: f.run, Hosts: f.hosts})
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, report.ErrNoJob) || errors.Is(err, report.ErrNoRequestLog) {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, report.ErrNoJob) || errors.Is(err, report.ErrNoRequestLog) ||
+			errors.Is(err, report.ErrRunSeveralJobs) {
 			return exitError{2, fmt.Errorf("report: %w", err)}
 		}
 		return fmt.Errorf("report: %w", err)

@@ -30,8 +30,16 @@ type htmlHost struct {
 	URLSpace string
 }
 
+type htmlRun struct {
+	Run
+	StartedText string
+	Ended       string
+}
+
 type htmlView struct {
 	R          *Report
+	Jobs       string    // the job directories, when several were read
+	Runs       []htmlRun // the runs with their jobs, when several were read
 	Period     string
 	Facts      [][2]string
 	Charts     []htmlBreakdown
@@ -40,7 +48,16 @@ type htmlView struct {
 }
 
 func htmlData(r *Report) htmlView {
-	v := htmlView{R: r}
+	v := htmlView{R: r, Jobs: strings.Join(r.Jobs, ", ")}
+	if len(r.Jobs) > 0 {
+		for _, run := range r.Runs {
+			ended := run.Stopped
+			if !run.Finished.IsZero() {
+				ended += fmt.Sprintf(" after %s", run.Finished.Sub(run.Started).Round(time.Second))
+			}
+			v.Runs = append(v.Runs, htmlRun{Run: run, StartedText: run.Started.Local().Format(time.DateTime), Ended: ended})
+		}
+	}
 	if r.Requests > 0 {
 		v.Period = fmt.Sprintf("%s – %s", r.First.Local().Format(time.DateTime), r.Last.Local().Format(time.DateTime))
 	}
@@ -251,7 +268,7 @@ var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Crawl statistics — {{.R.Job}}</title>
+<title>Crawl statistics — {{if .Jobs}}{{.Jobs}}{{else}}{{.R.Job}}{{end}}</title>
 <style>
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 24px auto; max-width: 960px; padding: 0 16px; background: #fff; }
 h1 { font-size: 24px; margin: 0 0 4px; }
@@ -275,12 +292,17 @@ svg { max-width: 100%; height: auto; }
 </head>
 <body>
 <h1>Crawl statistics</h1>
-<p class="sub">Job {{.R.Job}}{{if .Period}} · {{.Period}}{{end}} · {{len .R.Runs}} run{{if ne (len .R.Runs) 1}}s{{end}}</p>
+<p class="sub">{{if .Jobs}}Jobs {{.Jobs}} (one crawl shared by {{len .R.Jobs}} processes){{else}}Job {{.R.Job}}{{end}}{{if .Period}} · {{.Period}}{{end}} · {{len .R.Runs}} run{{if ne (len .R.Runs) 1}}s{{end}}</p>
 <table class="facts">
 {{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
 {{end}}</table>
 <p class="note">Every request is counted, robots.txt included: the number the servers' access logs show.</p>
-{{if .Charts}}<h2>Over time</h2>
+{{if .Runs}}<h2>Runs</h2>
+<table>
+<tr><th>Job</th><th>Run</th><th>Started</th><th>Requests</th><th>Ended</th></tr>
+{{range .Runs}}<tr><td>{{.Job}}</td><td class="n">{{.Run.Run}}</td><td>{{.StartedText}}</td><td class="n">{{.Requests}}</td><td>{{.Ended}}</td></tr>
+{{end}}</table>
+{{end}}{{if .Charts}}<h2>Over time</h2>
 <p class="note">Each point is {{.R.OverTime.Seconds}} s of the crawl.</p>
 {{range .Charts}}<h3>{{.Title}}</h3>
 {{.Chart}}

@@ -31,8 +31,12 @@ import (
 // Report is a job's crawl statistics. Its JSON form is what
 // `gentlecrawl report --json` prints.
 type Report struct {
-	Job  string `json:"job"`
-	Runs []Run  `json:"runs"`
+	// Job is the job directory read; "" when several were (Jobs).
+	Job string `json:"job"`
+	// Jobs are the job directories of a crawl shared by several processes,
+	// when several were read (ReadJobs).
+	Jobs []string `json:"jobs,omitempty"`
+	Runs []Run    `json:"runs"`
 
 	// Requests is every HTTP request sent, robots.txt included: the number
 	// the servers logged.
@@ -66,6 +70,7 @@ type Report struct {
 // Run is one run of the job, from runs.jsonl, or only from its request log
 // when the run did not finish (killed).
 type Run struct {
+	Job      string    `json:"job,omitempty"` // its job directory, when several were read
 	Run      int       `json:"run"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitzero"`
@@ -171,9 +176,185 @@ const maxRunLine = 64 << 20
 
 // Read makes the report of the job in dir.
 func Read(dir string, opt Options) (*Report, error) {
+	return ReadJobs([]string{dir}, opt)
+}
+
+// ErrRunSeveralJobs refuses Options.Run over several jobs: each job
+// directory numbers its runs from 1, so a run number names no one run of
+// the crawl.
+var ErrRunSeveralJobs = errors.New("--run with several --job: each job directory numbers its runs from 1, so a run number names no one run of the crawl (give one --job with --run)")
+
+// job is one job directory being read.
+type job struct {
+	dir   string
+	runs  []int               // the runs with a request log, read
+	byRun map[int]*runSummary // what runs.jsonl says of them
+}
+
+// runKey names a run of the crawl: a job (its index in the report's jobs)
+// and the run's number in it.
+type runKey struct{ job, run int }
+
+// logRef is one request log to read.
+type logRef struct {
+	job, run int
+	start    time.Time // from its header; only known when several jobs are read
+}
+
+// ReadJobs makes the report of a crawl from its job directories: one, or
+// those of a crawl shared by several processes (crawl --frontier), each of
+// which keeps its own job directory with its own runs numbered from 1. The
+// report is of them all as one crawl: every request of every job counted
+// once, hosts merged, one timeline, the runs listed with their job (in the
+// order they started). A directory given twice (after filepath.Abs) is
+// read once; one directory left is the report Read makes.
+//
+// With several jobs, Report.Job is "" and Report.Jobs lists them, and
+// Options.Run is refused (ErrRunSeveralJobs). What a job says of a host at
+// the end of a run (its queue in the request log; its host load,
+// validators, change and URL space in runs.jsonl) is taken from the run
+// that ended last, whichever job it belongs to: the processes share one
+// frontier, so the latest word is the crawl's, and the words are not sums.
+func ReadJobs(dirs []string, opt Options) (*Report, error) {
 	if opt.Hosts <= 0 {
 		opt.Hosts = 25
 	}
+	dirs, err := uniqueDirs(dirs)
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return nil, errors.New("no job directory to report on")
+	}
+	several := len(dirs) > 1
+	if several && opt.Run != 0 {
+		return nil, ErrRunSeveralJobs
+	}
+	jobs := make([]*job, len(dirs))
+	for i, dir := range dirs {
+		if jobs[i], err = readJob(dir, opt); err != nil {
+			return nil, err
+		}
+	}
+	// The logs, in the order they are read: one job's in the order of its
+	// runs, as ever; several jobs' in the order their runs started, which
+	// builds the timeline from its first request on.
+	var logs []logRef
+	for j, jb := range jobs {
+		for _, run := range jb.runs {
+			logs = append(logs, logRef{job: j, run: run})
+		}
+	}
+	if several {
+		for i := range logs {
+			l := &logs[i]
+			if l.start, err = logStart(reqlog.Path(jobs[l.job].dir, l.run)); err != nil {
+				return nil, err
+			}
+		}
+		slices.SortStableFunc(logs, func(x, y logRef) int { return x.start.Compare(y.start) })
+	}
+	a := newAggregate()
+	// ended is the end of each job's latest run read: a run's end is its
+	// summary's finished time, else its last request's end, and never
+	// before an earlier run of its job ended (the runs of a job follow
+	// one another).
+	ended := make([]time.Time, len(jobs))
+	for _, l := range logs {
+		jb := jobs[l.job]
+		a.curJob = l.job
+		end, err := a.readLog(reqlog.Path(jb.dir, l.run))
+		if err != nil {
+			return nil, err
+		}
+		if s := jb.byRun[l.run]; s != nil && !s.Finished.IsZero() {
+			end = s.Finished
+		}
+		if end.Before(ended[l.job]) {
+			end = ended[l.job]
+		}
+		ended[l.job] = end
+		a.settle(end)
+	}
+	r := a.report(opt)
+	if several {
+		r.Jobs = dirs
+	} else {
+		r.Job = dirs[0]
+	}
+	// Runs: the request logs read, with what runs.jsonl says of each; for
+	// several jobs, in the order they started.
+	type word struct {
+		finished time.Time
+		s        *runSummary
+	}
+	var words []word
+	for j, jb := range jobs {
+		var finished time.Time
+		for _, run := range jb.runs {
+			k := runKey{j, run}
+			out := Run{Run: run, Started: a.runStart[k], Requests: a.runRequests[k], Stopped: "killed"}
+			if several {
+				out.Job = jb.dir
+			}
+			if s := jb.byRun[run]; s != nil {
+				out.Finished, out.Stopped = s.Finished, s.Stopped
+				if s.Finished.After(finished) {
+					finished = s.Finished
+				}
+				words = append(words, word{finished, s})
+			}
+			r.Runs = append(r.Runs, out)
+		}
+	}
+	if several {
+		slices.SortStableFunc(r.Runs, func(x, y Run) int { return x.Started.Compare(y.Started) })
+		slices.SortStableFunc(words, func(x, y word) int { return x.finished.Compare(y.finished) })
+	}
+	// Per host: the latest word of the runs read.
+	for i := range r.Hosts {
+		h := &r.Hosts[i]
+		for _, w := range words {
+			s := w.s
+			if v, ok := s.Slowed[h.Host]; ok {
+				h.Slowed = v
+			}
+			for origin, v := range s.Validators {
+				if hostOf(origin) == h.Host {
+					h.Validators = v
+				}
+			}
+			if v, ok := s.Demand[h.Host]; ok {
+				h.Demand = v
+			}
+			if v, ok := s.URLSpace[h.Host]; ok {
+				h.URLSpace = v
+			}
+		}
+	}
+	return r, nil
+}
+
+// uniqueDirs drops the directories given twice: the same after
+// filepath.Abs, the first spelling kept.
+func uniqueDirs(dirs []string) ([]string, error) {
+	seen := make(map[string]bool, len(dirs))
+	var out []string
+	for _, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		if !seen[abs] {
+			seen[abs] = true
+			out = append(out, dir)
+		}
+	}
+	return out, nil
+}
+
+// readJob finds what there is to read in the job directory dir.
+func readJob(dir string, opt Options) (*job, error) {
 	runs, err := reqlog.Runs(dir)
 	if err != nil {
 		return nil, err
@@ -199,51 +380,34 @@ func Read(dir string, opt Options) (*Report, error) {
 		}
 		runs = []int{opt.Run}
 	}
-	a := newAggregate()
-	for _, run := range runs {
-		if err := a.readLog(reqlog.Path(dir, run)); err != nil {
-			return nil, err
-		}
-	}
-	r := a.report(opt)
-	r.Job = dir
-	// Runs: the request logs read, with what runs.jsonl says of each.
-	byRun := make(map[int]*runSummary)
+	jb := &job{dir: dir, runs: runs, byRun: make(map[int]*runSummary)}
 	for i := range summaries {
-		byRun[summaries[i].Run] = &summaries[i]
+		jb.byRun[summaries[i].Run] = &summaries[i]
 	}
-	for _, run := range runs {
-		out := Run{Run: run, Started: a.runStart[run], Requests: a.runRequests[run], Stopped: "killed"}
-		if s := byRun[run]; s != nil {
-			out.Finished, out.Stopped = s.Finished, s.Stopped
-		}
-		r.Runs = append(r.Runs, out)
+	return jb, nil
+}
+
+// errStop ends reading a request log early.
+var errStop = errors.New("stop")
+
+// logStart returns the start of a request log's run, from its header.
+func logStart(path string) (time.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return time.Time{}, err
 	}
-	// Per host: the latest word of the runs read.
-	for i := range r.Hosts {
-		h := &r.Hosts[i]
-		for _, run := range runs {
-			s := byRun[run]
-			if s == nil {
-				continue
-			}
-			if v, ok := s.Slowed[h.Host]; ok {
-				h.Slowed = v
-			}
-			for origin, v := range s.Validators {
-				if hostOf(origin) == h.Host {
-					h.Validators = v
-				}
-			}
-			if v, ok := s.Demand[h.Host]; ok {
-				h.Demand = v
-			}
-			if v, ok := s.URLSpace[h.Host]; ok {
-				h.URLSpace = v
-			}
-		}
+	defer f.Close()
+	var start time.Time
+	err = reqlog.Read(f, reqlog.Visitor{
+		Header:     func(_ int, t time.Time) error { start = t; return errStop },
+		Request:    func(*reqlog.Record) error { return errStop },
+		CrawlDelay: func(string, time.Duration) error { return errStop },
+		Queued:     func(string, int) error { return errStop },
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return time.Time{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return r, nil
+	return start, nil
 }
 
 // hostOf returns the host name of an origin ("http://a.test:8080" → "a.test").
@@ -335,6 +499,8 @@ type hostAgg struct {
 	notModified int
 	urls        map[uint64]struct{}
 	queued      int
+	queuedSet   bool
+	queuedAt    time.Time // the end of the run whose log said queued
 	delay       time.Duration
 	hasDelay    bool
 }
@@ -353,15 +519,18 @@ type aggregate struct {
 	width       time.Duration
 	buckets     []bucket
 	hosts       map[string]*hostAgg
-	runStart    map[int]time.Time
-	runRequests map[int]int
+	runStart    map[runKey]time.Time
+	runRequests map[runKey]int
+	curJob      int
 	curRun      int
+	logEnd      time.Time      // the latest time of the log being read
+	queued      map[string]int // its queue lines, settled at its end
 }
 
 func newAggregate() *aggregate {
 	a := &aggregate{
 		seed: maphash.MakeSeed(), byStatus: map[int]int{}, hosts: map[string]*hostAgg{},
-		runStart: map[int]time.Time{}, runRequests: map[int]int{}, width: time.Second,
+		runStart: map[runKey]time.Time{}, runRequests: map[runKey]int{}, queued: map[string]int{}, width: time.Second,
 	}
 	a.r.ByType, a.r.ByPurpose, a.r.ByKind, a.r.Errors = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	return a
@@ -376,16 +545,24 @@ func (a *aggregate) host(name string) *hostAgg {
 	return h
 }
 
-func (a *aggregate) readLog(path string) error {
+// readLog reads the request log at path into the aggregate, for the job
+// a.curJob; it returns the latest time the log shows (its start or a
+// request's end). Its queue lines wait for settle.
+func (a *aggregate) readLog(path string) (time.Time, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	defer f.Close()
+	a.logEnd = time.Time{}
+	clear(a.queued)
 	err = reqlog.Read(f, reqlog.Visitor{
 		Header: func(run int, start time.Time) error {
 			a.curRun = run
-			a.runStart[run] = start
+			a.runStart[runKey{a.curJob, run}] = start
+			if start.After(a.logEnd) {
+				a.logEnd = start
+			}
 			if a.origin.IsZero() || start.Before(a.origin) {
 				if !a.origin.IsZero() {
 					a.rebase(start)
@@ -396,6 +573,9 @@ func (a *aggregate) readLog(path string) error {
 		},
 		Request: func(r *reqlog.Record) error {
 			a.add(r)
+			if end := r.Start.Add(r.Duration); end.After(a.logEnd) {
+				a.logEnd = end
+			}
 			return nil
 		},
 		CrawlDelay: func(host string, d time.Duration) error {
@@ -404,14 +584,28 @@ func (a *aggregate) readLog(path string) error {
 			return nil
 		},
 		Queued: func(host string, n int) error {
-			a.host(host).queued = n
+			a.queued[host] = n
 			return nil
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return time.Time{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return nil
+	return a.logEnd, nil
+}
+
+// settle takes the queue lines of the log just read, whose run ended at
+// end: a host's queue is what the run that ended last said of it. (One
+// job's runs are read in order and end in order, so there the last log
+// read says it, as each process logs the queue at its end.)
+func (a *aggregate) settle(end time.Time) {
+	for host, n := range a.queued {
+		h := a.host(host)
+		if !h.queuedSet || !end.Before(h.queuedAt) {
+			h.queued, h.queuedSet, h.queuedAt = n, true, end
+		}
+	}
+	clear(a.queued)
 }
 
 // rebase moves the timeline's origin earlier (a log whose run started
@@ -487,7 +681,7 @@ func overloaded(status int) bool {
 
 func (a *aggregate) add(r *reqlog.Record) {
 	a.r.Requests++
-	a.runRequests[a.curRun]++
+	a.runRequests[runKey{a.curJob, a.curRun}]++
 	end := r.Start.Add(r.Duration)
 	if a.r.First.IsZero() || r.Start.Before(a.r.First) {
 		a.r.First = r.Start

@@ -100,9 +100,17 @@ func typeOrder(m map[string]int) []string {
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	p("Crawl statistics for %s", r.Job)
+	if len(r.Jobs) > 0 {
+		p("Crawl statistics for one crawl shared by %d jobs: %s", len(r.Jobs), strings.Join(r.Jobs, ", "))
+	} else {
+		p("Crawl statistics for %s", r.Job)
+	}
 	for _, run := range r.Runs {
-		line := fmt.Sprintf("  run %d: started %s, %d requests, %s", run.Run, run.Started.Local().Format(time.DateTime), run.Requests, run.Stopped)
+		of := ""
+		if run.Job != "" {
+			of = " of " + run.Job
+		}
+		line := fmt.Sprintf("  run %d%s: started %s, %d requests, %s", run.Run, of, run.Started.Local().Format(time.DateTime), run.Requests, run.Stopped)
 		if !run.Finished.IsZero() {
 			line += fmt.Sprintf(" after %s", run.Finished.Sub(run.Started).Round(time.Second))
 		}
