@@ -232,12 +232,12 @@ func (c *Crawler) openJob(ctx context.Context) (unlock func(), err error) {
 	fmt.Fprintf(lock, "%d\n", os.Getpid())
 
 	if c.cfg.Frontier != "" {
-		pg, err := postgres.Open(ctx, c.cfg.Frontier, postgres.Options{Logger: c.cfg.Logger, LeaseTTL: c.cfg.LeaseTTL})
+		pg, err := postgres.Open(ctx, c.cfg.Frontier, postgres.Options{Logger: c.cfg.Logger, LeaseTTL: c.cfg.LeaseTTL, MaxPerAddr: sharedAddrBudget(c.cfg)})
 		if err != nil {
 			return fail(fmt.Errorf("--frontier %s: %w", redactDSN(c.cfg.Frontier), err))
 		}
 		c.store = pg
-		c.shared = &shared{pg: pg, claimed: make(map[string]*frontier.Lease)}
+		c.shared = &shared{pg: pg, claimed: make(map[string]*frontier.Lease), addrs: make(map[string]string)}
 	} else {
 		store, err := frontier.Open(filepath.Join(dir, "store"), frontier.Options{Logger: c.cfg.Logger})
 		if err != nil {

@@ -262,7 +262,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 		c.sched.Release(other, done, hostload.After(end, c.cfg.Delay), hostload.ReasonDelay)
 	} else if res != nil {
 		if ip, _, err := net.SplitHostPort(res.RemoteAddr); err == nil {
-			c.sched.SetAddr(other, ip)
+			c.noteAddr(ctx, other, ip)
 		}
 	}
 	if ctx.Err() != nil {

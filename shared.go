@@ -52,6 +52,9 @@ type shared struct {
 	claimed map[string]*frontier.Lease
 	// scopeSeeds is the number of seeds the scope was last built from.
 	scopeSeeds int
+	// addrs are the addresses this process recorded for its hosts in
+	// the database, so that each is written once.
+	addrs map[string]string
 }
 
 // take hands over the lease the feeder took for host, if any.
@@ -312,4 +315,54 @@ func (c *Crawler) recallHost(t *turn) {
 		return
 	}
 	t.load.Recall(s.Rate, time.Now())
+}
+
+// sharedAddrBudget is the per-address budget every process of a shared
+// crawl keeps together: Config.MaxPerAddr, or the scheduler's default.
+func sharedAddrBudget(cfg Config) int {
+	if cfg.MaxPerAddr > 0 {
+		return cfg.MaxPerAddr
+	}
+	return 2 // hostload's default
+}
+
+// noteAddr records the address a host was reached at.
+func (c *Crawler) noteAddr(ctx context.Context, host, addr string) {
+	c.sched.SetAddr(host, addr)
+	c.shareAddr(ctx, host, addr)
+}
+
+// shareAddr records a host's address in a shared crawl's database, where
+// every process's claims count it against the address's budget: hosts of
+// one shared server are then fetched by the whole crawl no more at once
+// than by one process.
+func (c *Crawler) shareAddr(ctx context.Context, host, addr string) {
+	if c.shared == nil || addr == "" {
+		return
+	}
+	c.shared.mu.Lock()
+	known := c.shared.addrs[host] == addr
+	c.shared.addrs[host] = addr
+	c.shared.mu.Unlock()
+	if known {
+		return
+	}
+	if err := c.shared.pg.SetAddr(ctx, host, addr); err != nil && ctx.Err() == nil {
+		c.cfg.Logger.Warn("shared frontier: cannot record a host's address", "host", host, "err", err)
+	}
+}
+
+// addrBusyWait is how long a host whose address was found over the shared
+// budget after its claim waits before it is claimed again.
+const addrBusyWait = 50 * time.Millisecond
+
+// addrBusy reports whether, in a shared crawl, the host's address has more
+// hosts leased than the budget, this one included: claims that raced past
+// the budget each see the other here, before any request, and give their
+// host back.
+func (c *Crawler) addrBusy(ctx context.Context, host string) (bool, error) {
+	if c.shared == nil {
+		return false, nil
+	}
+	return c.shared.pg.AddrBusy(ctx, host)
 }

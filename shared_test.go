@@ -82,8 +82,9 @@ func (c *child) wait(t *testing.T, limit time.Duration) {
 // joins, without seeds. From the server's log: every page fetched, none
 // more than twice, robots.txt first on every host, one request at a time
 // per host and the gap (or the Crawl-delay) between requests whichever
-// process sent them, and no request inside a Retry-After window, whoever
-// got the 503.
+// process sent them, no request inside a Retry-After window, whoever got
+// the 503, and never more requests in flight to the one address of every
+// host than the per-address budget of one process.
 func TestSharedFrontier(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four crawler processes and a PostgreSQL server")
@@ -269,8 +270,32 @@ func TestSharedFrontier(t *testing.T) {
 	if p4Requests == 0 {
 		t.Error("p4, which joined after the kill, fetched nothing")
 	}
-	t.Logf("%d requests, %d hosts fetched by more than one process, %d refusals, p4 %d requests, %v after the kill",
-		len(web.Requests()), shared, refusals, p4Requests, time.Since(killed).Round(time.Millisecond))
+	// Every host is served on one address: the per-address budget (2,
+	// the default) is the whole crawl's, not each process's.
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for _, e := range web.Requests() {
+		edges = append(edges, edge{e.Start, 1}, edge{e.End, -1})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if !edges[i].at.Equal(edges[j].at) {
+			return edges[i].at.Before(edges[j].at)
+		}
+		return edges[i].delta < edges[j].delta
+	})
+	inFlight, most := 0, 0
+	for _, e := range edges {
+		inFlight += e.delta
+		most = max(most, inFlight)
+	}
+	if most > 2 {
+		t.Errorf("%d requests in flight at once to the one address of every host, over the budget of 2", most)
+	}
+	t.Logf("%d requests, %d hosts fetched by more than one process, %d refusals, p4 %d requests, %v after the kill, at most %d in flight",
+		len(web.Requests()), shared, refusals, p4Requests, time.Since(killed).Round(time.Millisecond), most)
 
 	// Each process that finished wrote its summary.
 	for _, name := range []string{"p1", "p3", "p4"} {

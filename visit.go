@@ -44,6 +44,8 @@ type turn struct {
 	carried int // URLs settled by earlier leases of the same turn
 	// load is the host's Load once the turn makes a request.
 	load *hostload.Load
+	// addrChecked says the shared crawl's per-address budget was checked.
+	addrChecked bool
 }
 
 // settled counts the URLs the turn finished (retries stay queued).
@@ -177,9 +179,19 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			// The host's first request: learn its address first, so that
 			// it counts against the address's budget from the start.
 			if ips, err := c.client.LookupIP(ctx, u); err == nil && len(ips) > 0 {
-				if !c.sched.ClaimAddr(host, ips[0].Unmap().String()) {
+				addr := ips[0].Unmap().String()
+				if !c.sched.ClaimAddr(host, addr) {
 					return true, c.end(ctx, t, time.Now(), hostload.ReasonAddr, false)
 				}
+				c.shareAddr(ctx, host, addr)
+			}
+		}
+		if !t.addrChecked {
+			t.addrChecked = true
+			if busy, err := c.addrBusy(ctx, host); err != nil {
+				return fail(err)
+			} else if busy {
+				return true, c.end(ctx, t, time.Now().Add(addrBusyWait), hostload.ReasonAddr, false)
 			}
 		}
 		origin := urlnorm.HostKey(u)
@@ -260,7 +272,7 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 		}
 		t.results = append(t.results, res)
 		if o.Addr != "" {
-			c.sched.SetAddr(host, o.Addr)
+			c.noteAddr(ctx, host, o.Addr)
 		}
 		d := load.Observe(o)
 		c.noteLoad(host, load)
@@ -344,7 +356,7 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 		}
 		t.results = append(t.results, f.res)
 		if f.o.Addr != "" {
-			c.sched.SetAddr(host, f.o.Addr)
+			c.noteAddr(ctx, host, f.o.Addr)
 		}
 		if next := load.Observe(f.o); next.Next.After(d.Next) || d.Next.IsZero() {
 			d = next

@@ -56,17 +56,23 @@ const leaseReturning = `
 
 // claimAnySQL claims the host due longest: first one whose holder stopped
 // renewing (its deadline passed on the database's clock, whatever its
-// expiry on the claimants'), then by ready_at.
-const claimAnySQL = `
+// expiry on the claimants'), then by ready_at; with budget, only a host
+// whose address is within the budget ($6).
+func claimAnySQL(budget bool) string {
+	var dead, ready string
+	if budget {
+		dead, ready = addrFree("gc_hosts", "$6"), addrFree("gc_hosts", "$6")
+	}
+	return `
 WITH dead AS MATERIALIZED (
 	SELECT bucket, host FROM gc_hosts
 	WHERE lease_owner IS NOT NULL AND lease_deadline <= now()
-		AND pending > 0 AND greatest(least(due, added_due), next_allowed) <= $1
+		AND pending > 0 AND greatest(least(due, added_due), next_allowed) <= $1` + dead + `
 	ORDER BY lease_deadline LIMIT 1
 	FOR UPDATE SKIP LOCKED
 ), ready AS MATERIALIZED (
 	SELECT bucket, host FROM gc_hosts
-	WHERE ready_at <= $1
+	WHERE ready_at <= $1` + ready + `
 	ORDER BY ready_at LIMIT 1
 	FOR UPDATE SKIP LOCKED
 ), c AS MATERIALIZED (
@@ -77,16 +83,37 @@ WITH dead AS MATERIALIZED (
 )` + claimColumns + `
 	(SELECT ready_at FROM gc_hosts WHERE ready_at IS NOT NULL ORDER BY ready_at LIMIT 1)
 WHERE NOT EXISTS (SELECT FROM h)`
+}
 
-// claimHostSQL claims the host $6/$7 if it is due at $1.
-const claimHostSQL = `
+// claimHostSQL claims the host $6/$7 if it is due at $1 (and its
+// address is within budget, $8, when budget).
+func claimHostSQL(budget bool) string {
+	var free string
+	if budget {
+		free = addrFree("g", "$8")
+	}
+	return `
 WITH h AS (
 	UPDATE gc_hosts g` + leaseSet + `
 	WHERE g.bucket = $6 AND g.host = $7 AND g.pending > 0 AND greatest(least(g.due, g.added_due), g.next_allowed) <= $1
-		AND (g.lease_owner IS NULL OR g.lease_expires <= $1 OR g.lease_deadline <= now())` + leaseReturning + `
+		AND (g.lease_owner IS NULL OR g.lease_expires <= $1 OR g.lease_deadline <= now())` + free + leaseReturning + `
 )` + claimColumns + `
 	(SELECT ready_at FROM gc_hosts WHERE bucket = $6 AND host = $7)
 WHERE NOT EXISTS (SELECT FROM h)`
+}
+
+// addrFree is the per-address budget (Options.MaxPerAddr, the parameter
+// param) as a condition on the gc_hosts row named row: its address, when
+// known, has fewer hosts leased by live holders than the budget. Leases
+// are turns, so that is the requests in flight to the address across all
+// workers. Two claims at the same instant each count in their own
+// snapshot, and may both pass: the budget can be exceeded by the claims
+// that race, briefly.
+func addrFree(row, param string) string {
+	return `
+		AND (` + row + `.addr IS NULL OR (SELECT count(*) FROM gc_hosts o
+			WHERE o.addr = ` + row + `.addr AND o.lease_owner IS NOT NULL AND o.lease_deadline > now()) < ` + param + `)`
+}
 
 // itemsSQL reads a leased host's due entries again.
 const itemsSQL = `
@@ -104,10 +131,15 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 		req.TTL = frontier.DefaultTTL
 	}
 	args := []any{req.Now, s.owner, req.Now.Add(req.TTL), float64(s.leaseTTL.Microseconds()), req.Max}
-	sql := claimAnySQL
+	sql := s.sql.claimAny
 	if req.Host != "" {
-		sql = claimHostSQL
+		sql = s.sql.claimHost
 		args = append(args, bucketOf(req.Host), req.Host)
+		if s.maxPerAddr > 0 {
+			args = append(args, s.maxPerAddr)
+		}
+	} else if s.maxPerAddr > 0 {
+		args = append(args, s.maxPerAddr)
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {

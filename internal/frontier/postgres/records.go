@@ -232,6 +232,28 @@ func (s *Store) Addr(ctx context.Context, host string) (string, error) {
 	return *addr, nil
 }
 
+// AddrBusy reports whether host's address (as SetAddr recorded it) has
+// more hosts leased by live holders than Options.MaxPerAddr, host's own
+// lease included. A claim counts the leases in its own snapshot, so two
+// claims at the same instant can both pass the budget; a worker that asks
+// this after its claim, before its request, and gives the host back when
+// it says yes, keeps the budget whatever the timing: of two such claims
+// each sees the other. False without a budget or a known address.
+func (s *Store) AddrBusy(ctx context.Context, host string) (bool, error) {
+	if s.maxPerAddr <= 0 {
+		return false, nil
+	}
+	var busy bool
+	err := s.pool.QueryRow(ctx, `
+SELECT count(*) > $3 FROM gc_hosts o
+WHERE o.addr = (SELECT addr FROM gc_hosts WHERE bucket = $1 AND host = $2)
+	AND o.lease_owner IS NOT NULL AND o.lease_deadline > now()`, bucketOf(host), host, s.maxPerAddr).Scan(&busy)
+	if err != nil {
+		return false, fmt.Errorf("frontier/postgres: address budget: %w", err)
+	}
+	return busy, nil
+}
+
 // Outstanding reports whether the crawl has work left that a worker
 // should wait for: a host with URLs queued that is leased by a live
 // worker (its holder may queue more) or is not deferred (frontier.ReleaseRequest.Deferred). When

@@ -36,6 +36,8 @@ var migrations = []string{
 const schemaV2 = `
 ALTER TABLE gc_hosts ADD COLUMN deferred boolean NOT NULL DEFAULT false;
 ALTER TABLE gc_hosts ADD COLUMN host_state bytea;
+-- The per-address budget counts the leased hosts of an address.
+CREATE INDEX gc_hosts_addr_leased ON gc_hosts (addr) WHERE lease_owner IS NOT NULL;
 `
 
 // Every table that grows with the crawl has a bucket column, a hash of the

@@ -44,6 +44,11 @@ type Options struct {
 	// changes (the crawl fetches those URLs once more), never its
 	// consistency. A synchronous_commit given in the DSN wins.
 	SyncCommit bool
+	// MaxPerAddr, when positive, is how many hosts sharing an IP address
+	// (as SetAddr recorded it) may be leased at once, by all the workers
+	// together: the crawl's requests in flight to one address. Every
+	// worker of a crawl should be given the same. 0: no budget.
+	MaxPerAddr int
 	// Limits are the budgets. Every worker of a crawl must be given the
 	// same: with a budget, admissions take an advisory lock that
 	// serializes them (and a crawl budget sums every host's count).
@@ -60,6 +65,10 @@ type Store struct {
 	leaseTTL time.Duration
 	owner    [16]byte // the lease_owner of this Store's leases
 	logger   *slog.Logger
+	// maxPerAddr is Options.MaxPerAddr, and sql the claims with or
+	// without its condition.
+	maxPerAddr int32
+	sql        struct{ claimAny, claimHost string }
 
 	stop chan struct{} // closed by Close: background work ends
 	// bg is the renewer, and a vacuum while one runs.
@@ -112,6 +121,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
 	}
+	if opts.MaxPerAddr > 0 {
+		s.maxPerAddr = int32(min(opts.MaxPerAddr, 1<<30))
+	}
+	s.sql.claimAny, s.sql.claimHost = claimAnySQL(s.maxPerAddr > 0), claimHostSQL(s.maxPerAddr > 0)
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

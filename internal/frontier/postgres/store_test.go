@@ -534,3 +534,94 @@ func TestHostState(t *testing.T) {
 	}
 	claim(a, `{"ceil":2}`)
 }
+
+// TestMaxPerAddr: with a budget of two per address, a third host of the
+// same address is not claimed while two are leased, by any worker — by
+// name or as the host due longest; hosts of another address, or of none
+// known, are; a lease whose holder died does not count.
+func TestMaxPerAddr(t *testing.T) {
+	dsn := pgtest.DB(t)
+	opts := postgres.Options{MaxPerAddr: 2, LeaseTTL: time.Second}
+	a, b := open(t, dsn, opts), open(t, dsn, opts)
+	now := time.Now()
+	var add []frontier.Candidate
+	for _, h := range []string{"a.test", "b.test", "c.test", "d.test", "e.test"} {
+		add = append(add, cand(h, "/"))
+	}
+	if _, err := a.Add(ctx, frontier.Batch{Add: add}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"a.test", "b.test", "c.test"} {
+		if err := a.SetAddr(ctx, h, "192.0.2.1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.SetAddr(ctx, "d.test", "192.0.2.2"); err != nil {
+		t.Fatal(err)
+	}
+	claim := func(s *postgres.Store, host string) *frontier.Lease {
+		t.Helper()
+		l, _, err := s.Claim(ctx, frontier.ClaimRequest{Host: host, Now: now, Max: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	la, lb := claim(a, "a.test"), claim(b, "b.test")
+	if la == nil || lb == nil {
+		t.Fatalf("the first two hosts of the address: %v, %v", la, lb)
+	}
+	if l := claim(a, "c.test"); l != nil {
+		t.Fatalf("c.test claimed by name with two hosts of its address leased")
+	}
+	for _, h := range []string{"a.test", "b.test", "d.test", "e.test"} {
+		if busy, err := b.AddrBusy(ctx, h); err != nil || busy {
+			t.Errorf("AddrBusy(%s) = %v, %v with the budget just used", h, busy, err)
+		}
+	}
+	got := map[string]bool{}
+	for {
+		l := claim(b, "")
+		if l == nil {
+			break
+		}
+		got[l.Host] = true
+	}
+	if !got["d.test"] || !got["e.test"] || got["c.test"] || len(got) != 2 {
+		t.Fatalf("claimed as due longest: %v; want d.test and e.test only", got)
+	}
+	// A third host of the address whose address became known during its
+	// lease (the claims' race, or a first request) is over the budget.
+	le := claim(a, "e.test")
+	if le != nil {
+		t.Fatal("e.test claimed while b holds it")
+	}
+	if err := a.SetAddr(ctx, "e.test", "192.0.2.1"); err != nil {
+		t.Fatal(err)
+	}
+	if busy, err := b.AddrBusy(ctx, "e.test"); err != nil || !busy {
+		t.Errorf("AddrBusy(e.test) = %v, %v with three hosts of its address leased", busy, err)
+	}
+	if _, err := a.Release(ctx, frontier.ReleaseRequest{Lease: la, Next: now}); err != nil {
+		t.Fatal(err)
+	}
+	if busy, err := b.AddrBusy(ctx, "e.test"); err != nil || busy {
+		t.Errorf("AddrBusy(e.test) = %v, %v after a release", busy, err)
+	}
+	if l := claim(b, ""); l != nil {
+		t.Fatalf("after a release: %s claimed; want none, b.test and e.test using the budget", l.Host)
+	}
+	// b.test's holder dies: once its lease's deadline passes it no
+	// longer counts, and its host is claimed again.
+	a.StopRenewingForTest()
+	b.StopRenewingForTest()
+	time.Sleep(1500 * time.Millisecond)
+	c := open(t, dsn, opts)
+	n := 0
+	for claim(c, "") != nil {
+		n++
+	}
+	if n == 0 {
+		t.Error("nothing claimed after every holder stopped renewing")
+	}
+}
