@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -130,7 +129,7 @@ func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int) {
 				b.StartTimer()
 
 				start := time.Now()
-				var children []*benchChild
+				var children []*child
 				for p := range procs {
 					name := "p" + strconv.Itoa(p+1)
 					args := []string{"crawl", "-q", "--config", config,
@@ -140,7 +139,7 @@ func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int) {
 					for i := p; i < len(seeds); i += procs {
 						args = append(args, seeds[i])
 					}
-					children = append(children, startBenchChild(b, name, args))
+					children = append(children, startChild(b, name, args))
 				}
 				for _, c := range children {
 					c.wait(b, sharedBenchOpTimeout-time.Since(start))
@@ -242,61 +241,4 @@ func selfCPUTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// benchChild is a gentlecrawl process run from the test binary (see
-// TestMain), for benchmarks.
-type benchChild struct {
-	name   string
-	cmd    *exec.Cmd
-	out    *lockedBuffer
-	exited chan struct{} // closed when the process has exited
-	err    error         // of Wait, once exited is closed
-}
-
-func startBenchChild(tb testing.TB, name string, args []string) *benchChild {
-	tb.Helper()
-	encoded, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	c := &benchChild{name: name, cmd: cmd, out: out, exited: make(chan struct{})}
-	go func() {
-		c.err = cmd.Wait()
-		close(c.exited)
-	}()
-	tb.Cleanup(func() {
-		select {
-		case <-c.exited:
-		default:
-			cmd.Process.Kill()
-			<-c.exited
-		}
-	})
-	return c
-}
-
-// wait waits for the process to exit 0, and fails tb with its output if it
-// does not, or does not exit within limit.
-func (c *benchChild) wait(tb testing.TB, limit time.Duration) {
-	tb.Helper()
-	select {
-	case <-c.exited:
-		if c.err != nil {
-			tb.Fatalf("%s failed: %v\n%s", c.name, c.err, c.out.String())
-		}
-	case <-time.After(limit):
-		c.cmd.Process.Signal(syscall.SIGQUIT) // where every goroutine is
-		select {
-		case <-c.exited:
-		case <-time.After(10 * time.Second):
-			c.cmd.Process.Kill()
-			<-c.exited
-		}
-		tb.Fatalf("%s did not finish in %v\n%s", c.name, limit, c.out.String())
-	}
 }

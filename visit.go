@@ -181,13 +181,17 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			if ips, err := c.client.LookupIP(ctx, u); err == nil && len(ips) > 0 {
 				addr := ips[0].Unmap().String()
 				if !c.sched.ClaimAddr(host, addr) {
+					c.shareAddr(ctx, host, addr)
 					return true, c.end(ctx, t, time.Now(), hostload.ReasonAddr, false)
 				}
-				c.shareAddr(ctx, host, addr)
 			}
 		}
 		if !t.addrChecked {
 			t.addrChecked = true
+			// A shared crawl's budget counts the host once the database
+			// knows its address: recorded before the check, whichever
+			// turn learned it.
+			c.shareAddr(ctx, host, c.sched.AddrOf(host))
 			if busy, err := c.addrBusy(ctx, host); err != nil {
 				return fail(err)
 			} else if busy {

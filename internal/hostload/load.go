@@ -691,5 +691,10 @@ func (l *Load) Recall(m *RateMemo, now time.Time) {
 	l.cycle = min(max(m.Cycle, minCycle), maxCycle)
 	l.eventWhy, l.eventRate = m.Why, m.EventRate
 	l.slowAnswers, l.slowEvent = 0, false
+	// The cut was made where the memo comes from: this Load does not cut
+	// again on the answers the server is still draining its queue with,
+	// as the Load that cut would not have (latencyCooldown, latencyQuiet).
+	l.cutAt = later(l.cutAt, m.GrowFrom)
+	l.cooldown = latencyCooldown
 	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s (seen by another process)", m.Why, m.EventRate)
 }
