@@ -50,16 +50,31 @@ const (
 // counts 200 answers beyond the first for one URL. Run it with
 // -benchtime 1x -count N: one op is a 10-30 s crawl.
 func BenchmarkSharedCrawl(b *testing.B) {
-	benchmarkSharedCrawl(b, func(procs int) int { return sharedBenchWorkers / procs })
+	benchmarkSharedCrawl(b, func(procs int) int { return sharedBenchWorkers / procs }, 0)
 }
 
 // BenchmarkSharedCrawlPerProcess is BenchmarkSharedCrawl with 32 workers in
 // every process: 2 and 4 processes bring 64 and 128 workers.
 func BenchmarkSharedCrawlPerProcess(b *testing.B) {
-	benchmarkSharedCrawl(b, func(int) int { return sharedBenchEach })
+	benchmarkSharedCrawl(b, func(int) int { return sharedBenchEach }, 0)
 }
 
-func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int) {
+// BenchmarkSharedCrawlFarServers is BenchmarkSharedCrawlPerProcess with
+// servers far away: every answer takes sharedBenchFar (a long network path
+// and a server's own time), as on the Internet, where a crawler process is
+// bound by how many requests its workers keep in flight, not by the cores.
+// 16 workers per process: what each process adds is its workers, as each
+// machine of a shared crawl would.
+func BenchmarkSharedCrawlFarServers(b *testing.B) {
+	benchmarkSharedCrawl(b, func(int) int { return sharedBenchFarEach }, sharedBenchFar)
+}
+
+const (
+	sharedBenchFar     = 150 * time.Millisecond
+	sharedBenchFarEach = 16
+)
+
+func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int, latency time.Duration) {
 	ctx := context.Background()
 	pg, err := pgtest.Start(ctx, pgtest.Config{Durable: true})
 	if errors.Is(err, pgtest.ErrNoPostgres) {
@@ -72,6 +87,7 @@ func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int) {
 
 	web, err := simweb.New(simweb.Config{
 		Seed: 17, Hosts: sharedBenchHosts, PagesPerHost: sharedBenchPages,
+		Latency:  latency,
 		Profiles: []simweb.Profile{simweb.ProfileAllow},
 		HostOptions: func(int, string) simweb.HostOptions {
 			return simweb.HostOptions{NoFiles: true}
