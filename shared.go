@@ -143,9 +143,13 @@ func (c *Crawler) feed(ctx context.Context) {
 			}
 		}
 		if c.sched.Waiters() <= c.shared.held() {
-			// Every worker has a host, or one on its way.
-			if !pause(2 * time.Millisecond) {
+			// Every worker has a host, or one on its way: wait until one
+			// waits (or a while, for the seeds and the end).
+			select {
+			case <-ctx.Done():
 				return
+			case <-c.sched.Waiting():
+			case <-time.After(sharedPoll):
 			}
 			continue
 		}

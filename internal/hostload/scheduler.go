@@ -38,6 +38,7 @@ const (
 type Scheduler struct {
 	loadCfg LoadConfig
 	wake    chan struct{}
+	waiting chan struct{} // a goroutine began to wait in Acquire (Waiting)
 	timers  sync.Pool // of *time.Timer: waiting in Acquire allocates nothing
 	mu      struct {
 		sync.Mutex
@@ -79,7 +80,7 @@ type addrState struct {
 
 // NewScheduler returns an empty scheduler whose hosts follow cfg.
 func NewScheduler(cfg LoadConfig) *Scheduler {
-	s := &Scheduler{loadCfg: cfg.withDefaults(), wake: make(chan struct{}, 1)}
+	s := &Scheduler{loadCfg: cfg.withDefaults(), wake: make(chan struct{}, 1), waiting: make(chan struct{}, 1)}
 	s.mu.hosts = make(map[string]*hostState)
 	s.mu.idle = make(map[string]*hostState)
 	s.mu.addrs = make(map[string]*addrState)
@@ -181,6 +182,10 @@ func (s *Scheduler) Acquire(ctx context.Context) (string, error) {
 		}
 		s.mu.waiters++
 		s.mu.Unlock()
+		select {
+		case s.waiting <- struct{}{}:
+		default:
+		}
 
 		var tc <-chan time.Time
 		if wait >= 0 {
@@ -220,6 +225,11 @@ func (s *Scheduler) Waiters() int {
 	defer s.mu.Unlock()
 	return s.mu.waiters
 }
+
+// Waiting receives a value when a goroutine begins to wait in Acquire
+// with no host due (at most one value is kept): the moment to hand the
+// scheduler more hosts, for one who feeds it.
+func (s *Scheduler) Waiting() <-chan struct{} { return s.waiting }
 
 // SetOpen says whether more work may come from elsewhere (the other
 // workers of a shared frontier). While open, Acquire waits rather than
