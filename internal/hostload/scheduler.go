@@ -39,7 +39,7 @@ type Scheduler struct {
 	loadCfg LoadConfig
 	wake    chan struct{}
 	waiting chan struct{} // a goroutine began to wait in Acquire (Waiting)
-	timers  sync.Pool // of *time.Timer: waiting in Acquire allocates nothing
+	timers  sync.Pool     // of *time.Timer: waiting in Acquire allocates nothing
 	mu      struct {
 		sync.Mutex
 		hosts    map[string]*hostState // every host with work, held, or waiting
