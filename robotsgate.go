@@ -218,14 +218,18 @@ func (c *Crawler) hopTurn(ctx context.Context, host, origin string) error {
 // the next hop (hopTurn), which fetchRobots then releases.
 func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) (time.Time, hostload.Reason, error) {
 	prev := c.robots.get(origin)
+	// The stored record: a chain another process (or an earlier run)
+	// began, and the last good copy the answer is decided against. Only
+	// the holder of the origin's host writes it, so it is read once.
+	old, err := c.store.Robots(ctx, origin)
+	if err != nil {
+		return time.Time{}, "", err
+	}
 	target := robotsURL(origin)
 	hops := 0
 	if prev != nil && prev.hop != nil {
 		target, hops = prev.hop, prev.hops
-	} else if hop, n, err := c.storedHop(ctx, origin); err != nil {
-		return time.Time{}, "", err
-	} else if hop != nil {
-		// A chain another process (or an earlier run) began.
+	} else if hop, n := c.storedHop(old); hop != nil {
 		target, hops = hop, n
 	}
 	// A hop to another host is a request to that host: it must be free and
@@ -285,7 +289,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 			if prev != nil {
 				next.group, next.gap = prev.group, prev.gap
 			}
-			if err := c.storeHop(ctx, origin, loc, hops+1); err != nil {
+			if err := c.storeHop(ctx, origin, old, loc, hops+1); err != nil {
 				return time.Time{}, "", err
 			}
 			c.robots.set(origin, next)
@@ -298,10 +302,6 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 		resp.Status, resp.Body = res.Status, res.Body
 		resp.CacheControl = strings.Join(res.Header.Values("Cache-Control"), ",")
 		resp.Truncated = res.Truncated == "time" || res.Truncated == "disconnect" || res.DecodeErr != nil
-	}
-	old, err := c.store.Robots(ctx, origin)
-	if err != nil {
-		return time.Time{}, "", err
 	}
 	now := time.Now()
 	d := c.robotsPolicy().Decide(resp, recordOf(old), now)
@@ -361,11 +361,7 @@ const hopFresh = 10 * time.Minute
 // hop, keeping the record's last good copy and its expiry (past, or the
 // chain would not be followed): whichever worker takes the host's next
 // turn makes the hop, rather than begin the chain again.
-func (c *Crawler) storeHop(ctx context.Context, origin string, hop *url.URL, hops int) error {
-	old, err := c.store.Robots(ctx, origin)
-	if err != nil {
-		return err
-	}
+func (c *Crawler) storeHop(ctx context.Context, origin string, old *frontier.RobotsRecord, hop *url.URL, hops int) error {
 	rec := &frontier.RobotsRecord{}
 	if old != nil {
 		*rec = *old
@@ -374,16 +370,15 @@ func (c *Crawler) storeHop(ctx context.Context, origin string, hop *url.URL, hop
 	return c.store.PutRobots(ctx, origin, rec)
 }
 
-// storedHop returns the hop of a chain in progress stored for origin, if
-// it is recent.
-func (c *Crawler) storedHop(ctx context.Context, origin string) (*url.URL, int, error) {
-	rec, err := c.store.Robots(ctx, origin)
-	if err != nil || rec == nil || rec.Hop == "" || time.Since(rec.Checked) > hopFresh {
-		return nil, 0, err
+// storedHop returns the hop of a chain in progress that rec (an origin's
+// stored record, or nil) holds, if it is recent.
+func (c *Crawler) storedHop(rec *frontier.RobotsRecord) (*url.URL, int) {
+	if rec == nil || rec.Hop == "" || time.Since(rec.Checked) > hopFresh {
+		return nil, 0
 	}
 	u, err := url.Parse(rec.Hop)
 	if err != nil || !c.robotsPolicy().FollowRedirect(rec.Hops-1) {
-		return nil, 0, nil
+		return nil, 0
 	}
-	return u, rec.Hops, nil
+	return u, rec.Hops
 }

@@ -327,7 +327,7 @@ func sharedAddrBudget(cfg Config) int {
 	if cfg.MaxPerAddr > 0 {
 		return cfg.MaxPerAddr
 	}
-	return 2 // hostload's default
+	return hostload.DefaultMaxPerAddr
 }
 
 // noteAddr records the address a host was reached at.

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier/postgres"
 	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
@@ -220,22 +218,10 @@ func TestSharedFrontier(t *testing.T) {
 			t.Errorf("requested %s%s, which robots.txt disallows", e.Host, e.Path)
 		}
 	}
-	dbg, _ := pgx.Connect(t.Context(), dsn)
 	for k := range want {
 		switch n := got[k]; {
 		case n == 0:
-			t.Errorf("%s never fetched", k)
-			host, path, _ := strings.Cut(k, " ")
-			var q, hp int
-			var hist string
-			dbg.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM gc_queue WHERE url LIKE '%'||$1||'%'), (SELECT pending FROM gc_hosts WHERE host = $2), (SELECT coalesce(string_agg(record::text, ' | '), '') FROM gc_history WHERE record->>'url' LIKE '%'||$1||'%')", host+path, host).Scan(&q, &hp, &hist)
-			seen := false
-			if st, err := postgres.Open(t.Context(), dsn, postgres.Options{}); err == nil {
-				u, _ := url.Parse("http://" + host + path)
-				seen, _ = st.Seen(t.Context(), urlnorm.Canonical(u))
-				st.Close()
-			}
-			t.Logf("  queued %d, host pending %d, seen %v, history %s", q, hp, seen, hist)
+			t.Errorf("%s never fetched: %s", k, whereIs(t, dsn, k))
 		case n > 2:
 			t.Errorf("%s fetched %d times, want at most twice", k, n)
 		}
@@ -355,4 +341,30 @@ func TestSharedFrontier(t *testing.T) {
 			t.Errorf("%s: runs.jsonl %q, %v", name, b, err)
 		}
 	}
+}
+
+// whereIs says what the shared frontier knows of a page ("host path")
+// that was never fetched: seen or not, its history, its host's queue.
+func whereIs(t *testing.T, dsn, k string) string {
+	host, path, _ := strings.Cut(k, " ")
+	st, err := postgres.Open(t.Context(), dsn, postgres.Options{})
+	if err != nil {
+		return err.Error()
+	}
+	defer st.Close()
+	u, _ := url.Parse("http://" + host + path)
+	canon := urlnorm.Canonical(u)
+	seen, err := st.Seen(t.Context(), canon)
+	if err != nil {
+		return err.Error()
+	}
+	h, _ := st.History(t.Context(), canon)
+	pending := 0
+	hosts, _ := st.Hosts(t.Context())
+	for _, hi := range hosts {
+		if hi.Host == host {
+			pending = hi.Pending
+		}
+	}
+	return fmt.Sprintf("seen %v, history %+v, %d URLs of the host queued", seen, h, pending)
 }

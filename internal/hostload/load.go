@@ -27,7 +27,7 @@ type LoadConfig struct {
 	PauseBase, PauseMax time.Duration
 	// MaxPerAddr is how many requests may be in flight at once to one IP
 	// address, whatever the hosts: sites on shared hosting share a server.
-	// It applies once a host's address is known. Default 2.
+	// It applies once a host's address is known. Default DefaultMaxPerAddr.
 	MaxPerAddr int
 	// Slow is how many times its baseline a host's recent response time must
 	// be to count as struggling. Default 2.
@@ -51,7 +51,7 @@ func (c LoadConfig) withDefaults() LoadConfig {
 		c.PauseMax = time.Hour
 	}
 	if c.MaxPerAddr <= 0 {
-		c.MaxPerAddr = 2
+		c.MaxPerAddr = DefaultMaxPerAddr
 	}
 	if c.Slow <= 1 {
 		c.Slow = 2
@@ -649,6 +649,10 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// DefaultMaxPerAddr is LoadConfig.MaxPerAddr when it is not set: requests
+// in flight at once to one IP address.
+const DefaultMaxPerAddr = 2
 
 // RateMemo is what a Load learned of its host's rate at its last
 // congestion event: enough for another process of a shared crawl, taking
