@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 )
 
 const (
@@ -43,6 +45,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 		src = &countingReader{r: resp.Body, w: watch}
 	}
 	raw := &recorder{r: src, limit: c.cfg.MaxRawSize, limitErr: ErrRawTooLarge}
+	defer raw.release()
 	var body *recorder // the decoded body; nil when it cannot be decoded
 	switch {
 	case unsupported != "":
@@ -62,20 +65,26 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 			r = d
 		}
 		guard := &bombGuard{r: r, raw: raw, ratio: c.cfg.MaxDecodeRatio, floor: bombFloor}
+		// How far the body decodes is unknown until it has, so it is read
+		// into chunks and copied out at its final size.
 		body = &recorder{r: guard, limit: c.cfg.MaxBodySize, limitErr: ErrBodyTooLarge}
-		if n := resp.ContentLength; n > 0 {
-			body.buf = make([]byte, 0, min(4*n, c.cfg.MaxBodySize, 4<<20))
-		}
+		body.chunked()
+		defer body.release()
 	}
-	if n := resp.ContentLength; n > 0 {
-		raw.buf = make([]byte, 0, min(n, raw.limit, 4<<20))
+	if n := resp.ContentLength; n > 0 && n <= maxExact {
+		// The size is announced: read into a buffer of exactly that size
+		// (a longer body is cut by net/http, a shorter one fails).
+		raw.buf = make([]byte, 0, min(n, raw.limit))
+	} else {
+		raw.chunked()
 	}
 
 	// The media type: declared, or sniffed from the first decoded bytes.
 	var head []byte
 	if body != nil {
 		body.fill(sniffLen, false)
-		head = body.buf[:min(len(body.buf), sniffLen)]
+		head = body.head()
+		head = head[:min(len(head), sniffLen)]
 	}
 	res.MediaType, res.Sniffed = effectiveType(resp.Header.Get("Content-Type"), head)
 	if res.Sniffed {
@@ -85,9 +94,11 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 		res.Skipped = true
 		res.Cause = fmt.Errorf("%w: %s", ErrUnwantedType, res.MediaType)
 		c.stats.add(cSkippedType)
-		res.RawBody = raw.buf
-		if body != nil {
-			res.Body = body.buf
+		res.RawBody = raw.take()
+		if body == raw {
+			res.Body = res.RawBody
+		} else if body != nil {
+			res.Body = body.take()
 		}
 		if raw.err != io.EOF {
 			res.Truncated = TruncatedUnspecified
@@ -110,9 +121,11 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 		// and the connection can be reused.
 		raw.fill(raw.limit, true)
 	}
-	res.RawBody = raw.buf
-	if body != nil {
-		res.Body = body.buf
+	res.RawBody = raw.take()
+	if body == raw {
+		res.Body = res.RawBody
+	} else if body != nil {
+		res.Body = body.take()
 	}
 
 	switch {
@@ -175,11 +188,66 @@ func (cr *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// maxExact is the largest Content-Length for which the raw buffer is made
+// at exactly that size up front; a larger announced body is read like one of
+// unknown size, so a lying header cannot make us allocate much before the
+// bytes arrive.
+const maxExact = 4 << 20
+
+// Chunks: a body of unknown size is read into a chain of reused buffers and
+// then copied once into a slice of its final size (take), so it costs one
+// allocation of its own size instead of the about twice its size of a
+// buffer growing by doubling, and nothing is copied while it grows. A
+// sync.Pool alone loses its buffers at every garbage collection, which a
+// crawl does often, so up to chunkFree buffers are kept in a free list
+// across collections and the rest in the pool. New chunks are as large as
+// what the body holds so far (at least chunkMin, at most chunkMax), so a
+// large body takes few of them.
+const (
+	chunkMin  = 32 << 10
+	chunkMax  = 1 << 20
+	chunkFree = 16
+)
+
+var (
+	chunkList = make(chan *[]byte, chunkFree)
+	chunkPool sync.Pool // *[]byte
+)
+
+// getChunk returns an empty buffer, of at least size bytes when a new one
+// has to be made.
+func getChunk(size int64) *[]byte {
+	select {
+	case b := <-chunkList:
+		return b
+	default:
+	}
+	if b, ok := chunkPool.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, min(max(size, chunkMin), chunkMax))
+	return &b
+}
+
+func putChunk(b *[]byte) {
+	*b = (*b)[:0]
+	select {
+	case chunkList <- b:
+	default:
+		chunkPool.Put(b)
+	}
+}
+
 // recorder keeps every byte read from r, up to limit. Read passes the
 // bytes on (for a decoder); fill reads into the buffer directly. At the
 // limit it probes for one more byte; if there is one, over is set and reads
-// fail with limitErr, without that byte: buf never exceeds limit, and its
-// capacity never exceeds limit either.
+// fail with limitErr, without that byte: the bytes recorded never exceed
+// limit.
+//
+// By default the bytes are in buf, which grows by doubling and is the
+// recorder's own: take returns it. After chunked, they are in a chain of
+// reused buffers instead, buf being the last of them; take copies them out
+// and release gives the buffers back.
 type recorder struct {
 	r        io.Reader
 	limit    int64
@@ -187,13 +255,90 @@ type recorder struct {
 	buf      []byte
 	over     bool  // more than limit bytes were available
 	err      error // first error from r, io.EOF included; sticky
+
+	chunks []*[]byte // the chunks, the last one buf's, each earlier one as filled
+	before int64     // bytes in the chunks before buf
+	one    [1]byte   // for probes; a field so that it is not allocated per read
+	inline [4]*[]byte
+}
+
+// chunked makes the recorder read into reused chunks. It must be called
+// before anything is read.
+func (rc *recorder) chunked() {
+	c := getChunk(chunkMin)
+	rc.chunks = append(rc.inline[:0], c)
+	rc.buf = *c
+}
+
+// size returns how many bytes are recorded.
+func (rc *recorder) size() int64 { return rc.before + int64(len(rc.buf)) }
+
+// head returns the first bytes recorded: at least n when there are n and
+// n <= chunkMin.
+func (rc *recorder) head() []byte {
+	if len(rc.chunks) > 1 {
+		return *rc.chunks[0]
+	}
+	return rc.buf
+}
+
+// nextChunk moves on to a new chunk when buf is full.
+func (rc *recorder) nextChunk() {
+	*rc.chunks[len(rc.chunks)-1] = rc.buf
+	rc.before += int64(len(rc.buf))
+	c := getChunk(rc.before)
+	rc.chunks = append(rc.chunks, c)
+	rc.buf = *c
+}
+
+// record appends p to the bytes recorded.
+func (rc *recorder) record(p []byte) {
+	if rc.chunks == nil {
+		rc.buf = append(rc.buf, p...)
+		return
+	}
+	for len(p) > 0 {
+		if len(rc.buf) == cap(rc.buf) {
+			rc.nextChunk()
+		}
+		n := copy(rc.buf[len(rc.buf):cap(rc.buf)], p)
+		rc.buf, p = rc.buf[:len(rc.buf)+n], p[n:]
+	}
+}
+
+// take returns the bytes recorded, in a slice the caller owns: buf itself,
+// or when chunked a copy of exactly their length (nil when there are none).
+func (rc *recorder) take() []byte {
+	if rc.chunks == nil {
+		return rc.buf
+	}
+	n := rc.size()
+	if n == 0 {
+		return nil
+	}
+	// bytes.Join of two or more parts allocates without zeroing first.
+	var inline [8][]byte
+	parts := inline[:0]
+	for _, c := range rc.chunks[:len(rc.chunks)-1] {
+		parts = append(parts, *c)
+	}
+	return bytes.Join(append(parts, rc.buf, nil), nil)
+}
+
+// release gives the chunks back for reuse; the recorder's bytes must not be
+// used after. It may be called more than once.
+func (rc *recorder) release() {
+	for _, c := range rc.chunks {
+		putChunk(c)
+	}
+	rc.chunks, rc.buf, rc.before = nil, nil, 0
 }
 
 func (rc *recorder) Read(p []byte) (int, error) {
 	if rc.err != nil {
 		return 0, rc.err
 	}
-	room := rc.limit - int64(len(rc.buf))
+	room := rc.limit - rc.size()
 	if room <= 0 {
 		rc.probe()
 		return 0, rc.err
@@ -202,7 +347,7 @@ func (rc *recorder) Read(p []byte) (int, error) {
 		p = p[:room]
 	}
 	n, err := rc.r.Read(p)
-	rc.buf = append(rc.buf, p[:n]...)
+	rc.record(p[:n])
 	if err != nil {
 		rc.err = err
 	}
@@ -211,18 +356,23 @@ func (rc *recorder) Read(p []byte) (int, error) {
 
 // fill reads into buf until it holds upto bytes (at most limit) or r ends.
 // With toEnd it goes on to the end of r or the limit, probing there.
+// Without, each read asks for at most 4 KiB more than upto, so a body that
+// is not wanted after its first bytes is not downloaded whole.
 func (rc *recorder) fill(upto int64, toEnd bool) {
 	if toEnd {
 		upto = rc.limit
 	}
 	upto = min(upto, rc.limit)
-	for rc.err == nil && int64(len(rc.buf)) < upto {
+	for rc.err == nil && rc.size() < upto {
 		if len(rc.buf) == cap(rc.buf) {
+			if rc.chunks != nil {
+				rc.nextChunk()
+				continue
+			}
 			// Full: see whether anything follows before growing, so a body
 			// that exactly fills a buffer sized from Content-Length does
 			// not double it to read the EOF.
-			var one [1]byte
-			n, err := rc.r.Read(one[:])
+			n, err := rc.r.Read(rc.one[:])
 			if n == 0 {
 				if err != nil {
 					rc.err = err
@@ -231,15 +381,19 @@ func (rc *recorder) fill(upto int64, toEnd bool) {
 			}
 			newCap := min(max(2*int64(cap(rc.buf)), 4096), rc.limit)
 			rc.buf = append(make([]byte, 0, newCap), rc.buf...)
-			rc.buf = append(rc.buf, one[0])
+			rc.buf = append(rc.buf, rc.one[0])
 			if err != nil {
 				rc.err = err
 			}
 			continue
 		}
 		space := rc.buf[len(rc.buf):cap(rc.buf)]
-		if room := rc.limit - int64(len(rc.buf)); int64(len(space)) > room {
-			space = space[:room]
+		want := rc.limit - rc.size()
+		if !toEnd {
+			want = min(max(upto-rc.size(), 4096), want)
+		}
+		if int64(len(space)) > want {
+			space = space[:want]
 		}
 		n, err := rc.r.Read(space)
 		rc.buf = rc.buf[:len(rc.buf)+n]
@@ -247,7 +401,7 @@ func (rc *recorder) fill(upto int64, toEnd bool) {
 			rc.err = err
 		}
 	}
-	if toEnd && rc.err == nil && int64(len(rc.buf)) >= rc.limit {
+	if toEnd && rc.err == nil && rc.size() >= rc.limit {
 		rc.probe()
 	}
 }
@@ -255,9 +409,8 @@ func (rc *recorder) fill(upto int64, toEnd bool) {
 // probe reads one byte past the limit to tell "exactly limit bytes" from
 // "more".
 func (rc *recorder) probe() {
-	var one [1]byte
 	for {
-		n, err := rc.r.Read(one[:])
+		n, err := rc.r.Read(rc.one[:])
 		switch {
 		case n > 0:
 			rc.over = true

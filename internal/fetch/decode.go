@@ -204,7 +204,7 @@ type bombGuard struct {
 func (g *bombGuard) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.decoded += int64(n)
-	if g.ratio > 0 && g.decoded > g.floor && g.decoded > g.ratio*int64(len(g.raw.buf)) {
+	if g.ratio > 0 && g.decoded > g.floor && g.decoded > g.ratio*g.raw.size() {
 		return n, ErrDecompressionBomb
 	}
 	return n, err
