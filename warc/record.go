@@ -95,26 +95,20 @@ func SplitHTTP(msg []byte) (head, body []byte, ok bool) {
 // field is one WARC named field, in the order it is written.
 type field struct{ name, value string }
 
-// headerBlock renders the header of a record whose block is block: version line,
-// fields, Content-Length and the empty line that ends the header.
-func headerBlock(fields []field, blockLen int) []byte {
-	n := len(warcVersion) + 2 + 32
+// appendHeader appends to dst the header of a record whose block is blockLen
+// bytes long: version line, fields, Content-Length and the empty line that
+// ends the header.
+func appendHeader(dst []byte, fields []field, blockLen int) []byte {
+	dst = append(dst, warcVersion+crlf...)
 	for _, f := range fields {
-		n += len(f.name) + len(f.value) + 4
+		dst = append(dst, f.name...)
+		dst = append(dst, ": "...)
+		dst = append(dst, f.value...)
+		dst = append(dst, crlf...)
 	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteString(warcVersion + crlf)
-	for _, f := range fields {
-		b.WriteString(f.name)
-		b.WriteString(": ")
-		b.WriteString(f.value)
-		b.WriteString(crlf)
-	}
-	b.WriteString("Content-Length: ")
-	b.WriteString(strconv.Itoa(blockLen))
-	b.WriteString(crlf + crlf)
-	return []byte(b.String())
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(blockLen), 10)
+	return append(dst, crlf+crlf...)
 }
 
 // validValue reports whether s can be a WARC field value written on one line: no
