@@ -256,18 +256,18 @@ type recorder struct {
 	over     bool  // more than limit bytes were available
 	err      error // first error from r, io.EOF included; sticky
 
-	chunks []*[]byte // the chunks, the last one buf's, each earlier one as filled
-	before int64     // bytes in the chunks before buf
-	one    [1]byte   // for probes; a field so that it is not allocated per read
-	inline [4]*[]byte
+	// When chunked: the first chunk and the ones after it; the last is
+	// buf's, each earlier one holds what was read into it.
+	first  *[]byte
+	more   []*[]byte
+	before int64 // bytes in the chunks before buf
 }
 
 // chunked makes the recorder read into reused chunks. It must be called
 // before anything is read.
 func (rc *recorder) chunked() {
-	c := getChunk(chunkMin)
-	rc.chunks = append(rc.inline[:0], c)
-	rc.buf = *c
+	rc.first = getChunk(chunkMin)
+	rc.buf = *rc.first
 }
 
 // size returns how many bytes are recorded.
@@ -276,24 +276,28 @@ func (rc *recorder) size() int64 { return rc.before + int64(len(rc.buf)) }
 // head returns the first bytes recorded: at least n when there are n and
 // n <= chunkMin.
 func (rc *recorder) head() []byte {
-	if len(rc.chunks) > 1 {
-		return *rc.chunks[0]
+	if len(rc.more) > 0 {
+		return *rc.first
 	}
 	return rc.buf
 }
 
 // nextChunk moves on to a new chunk when buf is full.
 func (rc *recorder) nextChunk() {
-	*rc.chunks[len(rc.chunks)-1] = rc.buf
+	last := rc.first
+	if len(rc.more) > 0 {
+		last = rc.more[len(rc.more)-1]
+	}
+	*last = rc.buf
 	rc.before += int64(len(rc.buf))
 	c := getChunk(rc.before)
-	rc.chunks = append(rc.chunks, c)
+	rc.more = append(rc.more, c)
 	rc.buf = *c
 }
 
 // record appends p to the bytes recorded.
 func (rc *recorder) record(p []byte) {
-	if rc.chunks == nil {
+	if rc.first == nil {
 		rc.buf = append(rc.buf, p...)
 		return
 	}
@@ -309,18 +313,20 @@ func (rc *recorder) record(p []byte) {
 // take returns the bytes recorded, in a slice the caller owns: buf itself,
 // or when chunked a copy of exactly their length (nil when there are none).
 func (rc *recorder) take() []byte {
-	if rc.chunks == nil {
+	if rc.first == nil {
 		return rc.buf
 	}
-	n := rc.size()
-	if n == 0 {
+	if rc.size() == 0 {
 		return nil
 	}
 	// bytes.Join of two or more parts allocates without zeroing first.
 	var inline [8][]byte
 	parts := inline[:0]
-	for _, c := range rc.chunks[:len(rc.chunks)-1] {
-		parts = append(parts, *c)
+	if len(rc.more) > 0 {
+		parts = append(parts, *rc.first)
+		for _, c := range rc.more[:len(rc.more)-1] {
+			parts = append(parts, *c)
+		}
 	}
 	return bytes.Join(append(parts, rc.buf, nil), nil)
 }
@@ -328,10 +334,14 @@ func (rc *recorder) take() []byte {
 // release gives the chunks back for reuse; the recorder's bytes must not be
 // used after. It may be called more than once.
 func (rc *recorder) release() {
-	for _, c := range rc.chunks {
+	if rc.first == nil {
+		return
+	}
+	putChunk(rc.first)
+	for _, c := range rc.more {
 		putChunk(c)
 	}
-	rc.chunks, rc.buf, rc.before = nil, nil, 0
+	rc.first, rc.more, rc.buf, rc.before = nil, nil, nil, 0
 }
 
 func (rc *recorder) Read(p []byte) (int, error) {
@@ -365,14 +375,15 @@ func (rc *recorder) fill(upto int64, toEnd bool) {
 	upto = min(upto, rc.limit)
 	for rc.err == nil && rc.size() < upto {
 		if len(rc.buf) == cap(rc.buf) {
-			if rc.chunks != nil {
+			if rc.first != nil {
 				rc.nextChunk()
 				continue
 			}
 			// Full: see whether anything follows before growing, so a body
 			// that exactly fills a buffer sized from Content-Length does
 			// not double it to read the EOF.
-			n, err := rc.r.Read(rc.one[:])
+			var one [1]byte
+			n, err := rc.r.Read(one[:])
 			if n == 0 {
 				if err != nil {
 					rc.err = err
@@ -381,7 +392,7 @@ func (rc *recorder) fill(upto int64, toEnd bool) {
 			}
 			newCap := min(max(2*int64(cap(rc.buf)), 4096), rc.limit)
 			rc.buf = append(make([]byte, 0, newCap), rc.buf...)
-			rc.buf = append(rc.buf, rc.one[0])
+			rc.buf = append(rc.buf, one[0])
 			if err != nil {
 				rc.err = err
 			}
@@ -409,8 +420,9 @@ func (rc *recorder) fill(upto int64, toEnd bool) {
 // probe reads one byte past the limit to tell "exactly limit bytes" from
 // "more".
 func (rc *recorder) probe() {
+	var one [1]byte
 	for {
-		n, err := rc.r.Read(rc.one[:])
+		n, err := rc.r.Read(one[:])
 		switch {
 		case n > 0:
 			rc.over = true

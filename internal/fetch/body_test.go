@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -194,5 +195,47 @@ func TestRecorderChunked(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDeflateReuse decodes zlib and raw deflate bodies in turn, with a
+// broken one between, so the pooled deflate decoders are reused in every
+// order.
+func TestDeflateReuse(t *testing.T) {
+	page := benchPage(20_000)
+	zlibBody, rawBody := encode(t, "deflate", page), encode(t, "rawdeflate", page)
+	h := http.Header{"Content-Encoding": {"deflate"}}
+	for i, raw := range [][]byte{zlibBody, rawBody, zlibBody, zlibBody[:10], rawBody, rawBody, {0x78}, zlibBody, {0x78, 0x9c, 0xff, 0xff}, rawBody, zlibBody} {
+		got, err := DecodeBody(nil, h, raw, 0)
+		whole := len(raw) == len(zlibBody) || len(raw) == len(rawBody)
+		if whole && (err != nil || !bytes.Equal(got, page)) {
+			t.Errorf("body %d: %v, %d bytes", i, err, len(got))
+		}
+		if !whole && err == nil {
+			t.Errorf("body %d (%d bytes, broken): no error", i, len(raw))
+		}
+	}
+}
+
+// BenchmarkDecodeBody decodes a 50 KB page in each content coding, through
+// the pooled decoders. Run:
+//
+//	go test -tags pebblegozstd ./internal/fetch/ -run XXX -bench DecodeBody -benchmem
+func BenchmarkDecodeBody(b *testing.B) {
+	page := benchPage(50_000)
+	for _, coding := range []string{"gzip", "deflate", "rawdeflate", "br", "zstd"} {
+		raw := encode(b, coding, page)
+		h := http.Header{"Content-Encoding": {strings.TrimPrefix(coding, "raw")}}
+		b.Run(coding, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(page)))
+			var dst []byte
+			for b.Loop() {
+				var err error
+				if dst, err = DecodeBody(dst, h, raw, 0); err != nil || len(dst) != len(page) {
+					b.Fatalf("%v, %d bytes", err, len(dst))
+				}
+			}
+		})
 	}
 }

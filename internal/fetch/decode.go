@@ -57,27 +57,70 @@ func newGzipReader(r io.Reader) (io.ReadCloser, error) {
 	return gzipDecoder{zr}, nil
 }
 
+var deflatePool sync.Pool // *deflateDecoder
+
+// deflateDecoder is a pooled "deflate" decoder: the buffered reader that
+// looks at the first bytes, and a zlib or raw deflate reader over it, each
+// made on first use and reset after.
+type deflateDecoder struct {
+	br  *bufio.Reader
+	zr  io.ReadCloser // zlib; also a zlib.Resetter
+	fr  io.ReadCloser // raw deflate; also a flate.Resetter
+	cur io.ReadCloser // zr or fr
+}
+
+func (d *deflateDecoder) Read(p []byte) (int, error) { return d.cur.Read(p) }
+
+func (d *deflateDecoder) Close() error {
+	err := d.cur.Close()
+	d.br.Reset(nil) // let go of the source
+	deflatePool.Put(d)
+	return err
+}
+
 // newDeflateReader decodes "deflate", which RFC 9110 §8.4.1.2 defines as a
 // zlib stream (RFC 1950) but which some servers send as raw deflate (RFC
 // 1951). Like browsers, it looks at the first two bytes: a valid zlib header
 // means zlib, anything else raw deflate.
 func newDeflateReader(r io.Reader) (io.ReadCloser, error) {
-	br := bufio.NewReaderSize(r, 4096)
-	hdr, err := br.Peek(2)
+	d, ok := deflatePool.Get().(*deflateDecoder)
+	if ok {
+		d.br.Reset(r)
+	} else {
+		d = &deflateDecoder{br: bufio.NewReaderSize(r, 4096)}
+	}
+	hdr, err := d.br.Peek(2)
 	if err != nil && len(hdr) < 2 {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
+		d.br.Reset(nil)
+		deflatePool.Put(d)
 		return nil, err
 	}
 	if isZlibHeader(hdr[0], hdr[1]) {
-		zr, err := zlib.NewReader(br)
+		if d.zr == nil {
+			d.zr, err = zlib.NewReader(d.br)
+		} else {
+			err = d.zr.(zlib.Resetter).Reset(d.br, nil)
+		}
 		if err != nil {
+			// A zlib reader that failed its header is not kept.
+			d.br.Reset(nil)
+			d.zr = nil
+			deflatePool.Put(d)
 			return nil, err
 		}
-		return zr, nil
+		d.cur = d.zr
+		return d, nil
 	}
-	return flate.NewReader(br), nil
+	if d.fr == nil {
+		d.fr = flate.NewReader(d.br)
+	} else if err := d.fr.(flate.Resetter).Reset(d.br, nil); err != nil {
+		return nil, err
+	}
+	d.cur = d.fr
+	return d, nil
 }
 
 // isZlibHeader reports whether cmf, flg start a zlib stream (RFC 1950 §2.2):
