@@ -321,11 +321,18 @@ func (s *space) report() map[string]*HostURLSpace {
 // links of a page with new content (its candidates, links) get its chain
 // print, which their own pages are compared with. For other content the
 // key is the payload digest.
-func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, links []frontier.Candidate, refresh bool) (key string, follow bool) {
+//
+// pt is the page's text when follow read it, else nil.
+func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, links []frontier.Candidate, refresh bool, pt *pageText) (key string, follow bool) {
 	if !isHTML(res) {
 		return res.PayloadDigest(), true
 	}
-	text, err := extract.Text(res.Body)
+	if pt == nil {
+		opts := extract.Options{ContentType: res.Header.Get("Content-Type")}
+		t, err := opts.Text(res.Body)
+		pt = &pageText{t, err}
+	}
+	text, err := pt.text, pt.err
 	if err != nil || len(text) == 0 {
 		return res.PayloadDigest(), true
 	}

@@ -130,8 +130,180 @@ func charsetParam(ct string) (string, bool) {
 	}
 }
 
+// charsetDetermine is charset.DetermineEncoding: the encoding of a page
+// from its byte order mark, its Content-Type, a <meta> in its first 1024
+// bytes, or whether those bytes are UTF-8. DetermineEncoding looks for the
+// <meta> with a Tokenizer, which cost as much as reading the whole page;
+// prescan does it with the scanner, and leaves to DetermineEncoding the
+// rare <meta> whose attributes hold entities or NUL bytes.
+// TestCharsetDetermineMatches compares both.
 func charsetDetermine(body []byte, contentType string) (encoding.Encoding, string, bool) {
-	return charset.DetermineEncoding(body, contentType)
+	content := body[:min(len(body), 1024)]
+	if bytes.HasPrefix(content, []byte("\xFE\xFF")) || bytes.HasPrefix(content, []byte("\xFF\xFE")) ||
+		bytes.HasPrefix(content, []byte("\xEF\xBB\xBF")) || containsFold(contentType, "charset") {
+		return charset.DetermineEncoding(body, contentType)
+	}
+	if len(content) > 0 {
+		e, name, ok := prescan(content)
+		if !ok {
+			return charset.DetermineEncoding(body, contentType)
+		}
+		if e != nil {
+			return e, name, false
+		}
+	}
+	// Leave out a last rune that may be cut short, as DetermineEncoding
+	// does (it leaves out the last rune even when it is whole).
+	for i := len(content) - 1; i >= 0 && i > len(content)-4; i-- {
+		c := content[i]
+		if c < 0x80 {
+			break
+		}
+		if utf8.RuneStart(c) {
+			content = content[:i]
+			break
+		}
+	}
+	high := false
+	for _, c := range content {
+		if c >= 0x80 {
+			high = true
+			break
+		}
+	}
+	if high && utf8.Valid(content) {
+		return encoding.Nop, "utf-8", false
+	}
+	return charmap.Windows1252, "windows-1252", false
+}
+
+// containsFold reports whether s contains sub (lowercase ASCII), ASCII
+// case folded.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// prescan finds the encoding a <meta> declares in content, as
+// golang.org/x/net/html/charset's prescan does; ok is false when a <meta>
+// has an attribute this does not decode (entities, NUL, CR).
+func prescan(content []byte) (e encoding.Encoding, name string, ok bool) {
+	var s scanner
+	s.reset(content, len(content)+1)
+	for {
+		switch s.next() {
+		case tokEOF, tokTooLong:
+			return nil, "", true
+		case tokStart, tokSelfClosing:
+			if !asciiLowerEqual(s.data(), "meta") {
+				continue
+			}
+			e, name, ok := prescanMeta(s.raw(), s.de-s.start)
+			if !ok || e != nil {
+				return e, name, ok
+			}
+		}
+	}
+}
+
+// prescanMeta reads the encoding a <meta> tag declares, if it does.
+func prescanMeta(raw []byte, i int) (e encoding.Encoding, name string, ok bool) {
+	const (
+		dontKnow = iota
+		needPragma
+		noPragma
+	)
+	need, pragma := dontKnow, false
+	var seen [4]bool // http-equiv, content, charset, and whether one was not simple
+	eachAttr(raw, i, func(key, val []byte) bool {
+		var k int
+		switch {
+		case asciiLowerEqual(key, "http-equiv"):
+			k = 0
+		case asciiLowerEqual(key, "content"):
+			k = 1
+		case asciiLowerEqual(key, "charset"):
+			k = 2
+		default:
+			return true
+		}
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		if bytes.IndexByte(val, '&') >= 0 || bytes.IndexByte(val, 0) >= 0 || bytes.IndexByte(val, '\r') >= 0 {
+			seen[3] = true
+			return false
+		}
+		v := strings.Map(func(r rune) rune {
+			if 'A' <= r && r <= 'Z' {
+				return r + 0x20
+			}
+			return r
+		}, string(val))
+		switch k {
+		case 0:
+			pragma = pragma || v == "content-type"
+		case 1:
+			if e == nil {
+				if name = metaCharset(v); name != "" {
+					if e, name = charset.Lookup(name); e != nil {
+						need = needPragma
+					}
+				}
+			}
+		case 2:
+			e, name = charset.Lookup(v)
+			need = noPragma
+		}
+		return true
+	})
+	if seen[3] {
+		return nil, "", false
+	}
+	if need == dontKnow || need == needPragma && !pragma {
+		return nil, "", true
+	}
+	if strings.HasPrefix(name, "utf-16") {
+		return encoding.Nop, "utf-8", true
+	}
+	return e, name, true
+}
+
+// metaCharset returns the charset a <meta content> names, as HTML's
+// "algorithm for extracting a character encoding from a meta element".
+func metaCharset(s string) string {
+	for s != "" {
+		i := strings.Index(s, "charset")
+		if i < 0 {
+			return ""
+		}
+		s = strings.TrimLeft(s[i+len("charset"):], " \t\n\f\r")
+		if !strings.HasPrefix(s, "=") {
+			continue
+		}
+		s = strings.TrimLeft(s[1:], " \t\n\f\r")
+		if s == "" {
+			return ""
+		}
+		if q := s[0]; q == '"' || q == '\'' {
+			s = s[1:]
+			j := strings.IndexByte(s, q)
+			if j < 0 {
+				return ""
+			}
+			return s[:j]
+		}
+		if j := strings.IndexAny(s, "; \t\n\f\r"); j >= 0 {
+			return s[:j]
+		}
+		return s
+	}
+	return ""
 }
 
 func charsetEncoding(name string) encoding.Encoding {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"net/url"
 	"strings"
 	"sync"
@@ -131,12 +130,23 @@ func (o Options) HTML(docURL *url.URL, body []byte) (*Page, error) {
 		return nil, errors.New("extract: nil document URL")
 	}
 	body, enc, name := o.decodeUpfront(body)
-	p := &pass{o: o, doc: docURL, enc: enc, charset: name, declared: enc != nil || name != ""}
+	p := o.newPass(docURL, enc, name)
 	p.run(body)
+	p = p.finish(body)
+	return p.page(), p.err
+}
+
+func (o Options) newPass(docURL *url.URL, enc encoding.Encoding, name string) *pass {
+	return &pass{o: o, doc: docURL, enc: enc, charset: name, declared: enc != nil || name != ""}
+}
+
+// finish ends a pass over body: it reads the page again if it must, and
+// sets the links' URLs. It returns the pass whose page counts.
+func (p *pass) finish(body []byte) *pass {
 	if p.rerun {
 		// Rare: a <base href> or a <meta charset> came after links that
 		// it changes. Read the page again knowing both from the start.
-		q := &pass{o: o, doc: docURL, enc: p.enc, charset: p.charset, declared: p.declared,
+		q := &pass{o: p.o, doc: p.doc, enc: p.enc, charset: p.charset, declared: p.declared,
 			base: p.base, baseFixed: true}
 		p.release()
 		q.run(body)
@@ -144,7 +154,45 @@ func (o Options) HTML(docURL *url.URL, body []byte) (*Page, error) {
 	}
 	p.setURLs()
 	p.release()
-	return p.page(), p.err
+	return p
+}
+
+// Reading is what HTML and Text return for one page.
+type Reading struct {
+	Page    *Page // as HTML returns it
+	Err     error // as HTML returns it
+	Text    []byte
+	TextErr error // as Text returns it
+}
+
+// Read returns what HTML and Text return for a page, reading it once
+// when the page is UTF-8 (declared so, or undeclared and valid UTF-8),
+// which most pages are. A crawler that wants both the links and the text
+// of every page spends half the CPU of calling both.
+func (o Options) Read(docURL *url.URL, body []byte) Reading {
+	lbody, enc, name := o.decodeUpfront(body)
+	tbody, same := o.textBodyFrom(lbody, enc)
+	if docURL == nil || enc != nil || !same {
+		var r Reading
+		r.Page, r.Err = o.HTML(docURL, body)
+		r.Text, r.TextErr = o.Text(body)
+		return r
+	}
+	p := o.newPass(docURL, enc, name)
+	p.start(lbody)
+	t := o.newTextSink(len(tbody))
+	var sc scanner
+	sc.reset(lbody, o.maxToken())
+	for links, text := true, true; links || text; {
+		k := sc.next()
+		links = links && p.token(&sc, k)
+		text = text && t.token(&sc, k)
+	}
+	p = p.finish(lbody)
+	var r Reading
+	r.Page, r.Err = p.page(), p.err
+	r.Text, r.TextErr = t.result()
+	return r
 }
 
 // scratch is the memory a pass works in and does not return, reused
@@ -152,9 +200,10 @@ func (o Options) HTML(docURL *url.URL, body []byte) (*Page, error) {
 type scratch struct {
 	res   resolver
 	seen  seenSet
-	attrs []byte // attribute values with entities decoded
-	urls  []byte // the URLs of the links, one after the other
-	ends  []int  // where each link's URL ends in urls
+	attrs []byte           // attribute values with entities decoded
+	hrefs map[uint64]int32 // maphash of an href's bytes → its link's index, or -1
+	urls  []byte           // the URLs of the links, one after the other
+	ends  []int            // where each link's URL ends in urls
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -276,10 +325,18 @@ func (p *pass) page() *Page {
 }
 
 func (p *pass) run(body []byte) {
-	maxToken := p.o.MaxToken
-	if maxToken <= 0 {
-		maxToken = DefaultMaxToken
+	var sc scanner
+	sc.reset(body, p.o.maxToken())
+	p.start(body)
+	for {
+		if !p.token(&sc, sc.next()) {
+			return
+		}
 	}
+}
+
+// start readies the pass to read body.
+func (p *pass) start(body []byte) {
 	base := p.doc
 	if p.base != nil {
 		base = p.base
@@ -288,39 +345,38 @@ func (p *pass) run(body []byte) {
 	p.res, p.seen = &p.s.res, &p.s.seen
 	p.s.urls, p.s.ends = p.s.urls[:0], p.s.ends[:0]
 	p.res.init(base)
+	if p.s.hrefs == nil || len(p.s.hrefs) > 1<<14 {
+		p.s.hrefs = make(map[uint64]int32) // not the table of a huge page
+	} else {
+		clear(p.s.hrefs)
+	}
 	// Size the results once: a bound of the links is cheap to count and
 	// saves the growth of both.
 	n := min(countLinks(body), 1<<16)
 	p.links = make([]Link, 0, n)
 	p.seen.reset(n)
+}
 
-	z := html.NewTokenizer(bytes.NewReader(body))
-	z.SetMaxBuf(maxToken)
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			if e := z.Err(); e != io.EOF {
-				if errors.Is(e, html.ErrBufferExceeded) {
-					p.err = fmt.Errorf("%w (%d bytes): %w", ErrTokenTooLong, maxToken, e)
-				} else {
-					p.err = fmt.Errorf("extract: %w", e)
-				}
-			}
-			return
-		case html.StartTagToken, html.SelfClosingTagToken:
-			// TagName and TagAttr copy; read the raw tag instead.
-			raw := z.Raw()
-			var buf [maxName]byte
-			name, end := rawTagName(raw, &buf)
-			if name == "" {
-				continue
-			}
-			p.tag(z, raw, end, name)
-			if p.rerun {
-				return
-			}
+// token takes the scanner's current token, of kind k, and reports
+// whether to go on: false at the end, on an error, or when the page must
+// be read again (rerun).
+func (p *pass) token(sc *scanner, k tokenKind) bool {
+	switch k {
+	case tokEOF:
+		return false
+	case tokTooLong:
+		p.err = fmt.Errorf("%w (%d bytes): %w", ErrTokenTooLong, p.o.maxToken(), html.ErrBufferExceeded)
+		return false
+	case tokStart, tokSelfClosing:
+		raw := sc.raw()
+		var buf [maxName]byte
+		name, end := rawTagName(raw, &buf)
+		if name != "" {
+			p.tag(raw, end, name)
 		}
+		return !p.rerun
 	}
+	return true
 }
 
 // countLinks returns about how many links body holds: the attributes
@@ -347,7 +403,7 @@ func countLinks(body []byte) int {
 }
 
 // attrs holds the attributes of one tag that extraction reads, as slices
-// of the tokenizer's buffer: valid until the next call to Next.
+// of the page or of the pass's scratch.
 type attrs struct {
 	href, src, srcset, rel, hreflang []byte
 	hasHref, hasSrc, hasSrcset       bool
@@ -388,22 +444,22 @@ func readAttrs(z *html.Tokenizer) attrs {
 
 // tag reads a start tag of interest: name, lowercase, is one of those
 // rawTagName returns, and its attributes start at raw[end].
-func (p *pass) tag(z *html.Tokenizer, raw []byte, end int, name string) {
+func (p *pass) tag(raw []byte, end int, name string) {
 	switch name {
 	case "a", "area":
-		a := p.attrs(z, raw, end)
+		a := p.attrs(raw, end)
 		if a.hasHref {
 			p.add(a.href, name, KindPage, hasToken(a.rel, "nofollow"))
 		}
 	case "frame", "iframe":
-		if a := p.attrs(z, raw, end); a.hasSrc {
+		if a := p.attrs(raw, end); a.hasSrc {
 			p.add(a.src, name, KindPage, false)
 		}
 	case "img":
 		if !p.o.Embeds {
 			return
 		}
-		a := p.attrs(z, raw, end)
+		a := p.attrs(raw, end)
 		if a.hasSrc {
 			p.add(a.src, "img", KindEmbed, false)
 		}
@@ -416,11 +472,11 @@ func (p *pass) tag(z *html.Tokenizer, raw []byte, end int, name string) {
 		if !p.o.Embeds {
 			return
 		}
-		if a := p.attrs(z, raw, end); a.hasSrc {
+		if a := p.attrs(raw, end); a.hasSrc {
 			p.add(a.src, "script", KindEmbed, false)
 		}
 	case "link":
-		a := p.attrs(z, raw, end)
+		a := p.attrs(raw, end)
 		if !a.hasHref {
 			return
 		}
@@ -434,7 +490,7 @@ func (p *pass) tag(z *html.Tokenizer, raw []byte, end int, name string) {
 		if p.hasBase {
 			return
 		}
-		a := readAttrs(z)
+		a := p.attrs(raw, end)
 		if !a.hasHref {
 			return
 		}
@@ -450,11 +506,12 @@ func (p *pass) tag(z *html.Tokenizer, raw []byte, end int, name string) {
 		}
 		p.base = b
 		p.res.init(b)
+		clear(p.s.hrefs) // hrefs now resolve against b
 		if len(p.links) > 0 || p.canonSet {
 			p.rerun = true
 		}
 	case "meta":
-		p.meta(z)
+		p.meta(raw, end)
 	case "body":
 		p.inBody = true
 	}
@@ -476,74 +533,109 @@ func (p *pass) href(v []byte) []byte {
 	return p.toUTF8(v)
 }
 
+// add adds the link of the attribute value raw, unless the page has it
+// already. A page names most of its links several times (a menu, a
+// sidebar, a list and its pager), so what an href resolved to is kept by
+// its bytes, and the same href again costs a lookup.
 func (p *pass) add(raw []byte, tag string, kind Kind, nofollow bool) {
+	ascii := true
+	for _, c := range raw {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		// Read by the page's encoding, which a later <meta> may change.
+		p.resolveAdd(raw, tag, kind, nofollow)
+		return
+	}
+	h := maphash.Bytes(seed, raw)
+	if i, ok := p.s.hrefs[h]; ok {
+		if i >= 0 {
+			p.mergeAt(int(i), tag, kind, nofollow)
+		}
+		return
+	}
+	p.s.hrefs[h] = int32(p.resolveAdd(raw, tag, kind, nofollow))
+}
+
+// resolveAdd resolves raw and adds its link, unless the page has it
+// already. It returns the link's index, or -1 when raw is not a link.
+func (p *pass) resolveAdd(raw []byte, tag string, kind Kind, nofollow bool) int {
 	r := p.res
 	h, schemeEnd, ok := r.prepare(p.href(raw))
 	if !ok {
-		return
+		return -1
 	}
 	if r.fast {
 		b, st := r.fastBuild(h, schemeEnd)
 		switch st {
 		case fastNil:
-			return
+			return -1
 		case fastOK:
 			key, ok := r.fastKey(b)
 			if !ok {
 				u := new(url.URL)
 				r.fill(u, b)
-				p.addURL(u, tag, kind, nofollow)
-				return
+				return p.addURL(u, tag, kind, nofollow)
 			}
-			if p.merge(key, tag, kind, nofollow) {
-				return
+			if i := p.merge(key, tag, kind, nofollow); i >= 0 {
+				return i
 			}
 			// The common link: its URL is written once, where it stays.
 			p.s.urls = r.appendURL(p.s.urls, b)
-			p.insert(key, tag, kind, nofollow)
-			return
+			return p.insert(key, tag, kind, nofollow)
 		}
 	}
 	if u := slowResolve(r.base, string(h)); u != nil {
-		p.addURL(u, tag, kind, nofollow)
+		return p.addURL(u, tag, kind, nofollow)
 	}
+	return -1
 }
 
-// addURL adds a link to u unless the page has one already.
-func (p *pass) addURL(u *url.URL, tag string, kind Kind, nofollow bool) {
+// addURL adds a link to u unless the page has one already, and returns
+// its index.
+func (p *pass) addURL(u *url.URL, tag string, kind Kind, nofollow bool) int {
 	key := maphash.String(seed, urlnorm.Canonical(u))
-	if p.merge(key, tag, kind, nofollow) {
-		return
+	if i := p.merge(key, tag, kind, nofollow); i >= 0 {
+		return i
 	}
 	p.s.urls = append(p.s.urls, u.String()...)
-	p.insert(key, tag, kind, nofollow)
+	return p.insert(key, tag, kind, nofollow)
 }
 
 // merge merges a link into the page's link of the same key, if any, and
-// reports whether there was one.
-func (p *pass) merge(key uint64, tag string, kind Kind, nofollow bool) bool {
-	if i := p.seen.find(key); i >= 0 {
-		l := &p.links[i]
-		switch {
-		case kind == KindEmbed:
-			// An embed says nothing about following.
-		case l.Kind == KindEmbed:
-			l.Tag, l.Kind, l.NoFollow = tag, KindPage, nofollow
-		default:
-			// A URL is followed if any of its links may be followed.
-			l.NoFollow = l.NoFollow && nofollow
-		}
-		return true
+// returns its index, or -1 when there is none.
+func (p *pass) merge(key uint64, tag string, kind Kind, nofollow bool) int {
+	i := p.seen.find(key)
+	if i >= 0 {
+		p.mergeAt(i, tag, kind, nofollow)
 	}
-	return false
+	return i
+}
+
+// mergeAt merges a link into the page's link i, of the same URL.
+func (p *pass) mergeAt(i int, tag string, kind Kind, nofollow bool) {
+	l := &p.links[i]
+	switch {
+	case kind == KindEmbed:
+		// An embed says nothing about following.
+	case l.Kind == KindEmbed:
+		l.Tag, l.Kind, l.NoFollow = tag, KindPage, nofollow
+	default:
+		// A URL is followed if any of its links may be followed.
+		l.NoFollow = l.NoFollow && nofollow
+	}
 }
 
 // insert adds a link that merge did not find, whose URL has just been
-// appended to s.urls.
-func (p *pass) insert(key uint64, tag string, kind Kind, nofollow bool) {
+// appended to s.urls, and returns its index.
+func (p *pass) insert(key uint64, tag string, kind Kind, nofollow bool) int {
 	p.seen.add(key)
 	p.s.ends = append(p.s.ends, len(p.s.urls))
 	p.links = append(p.links, Link{Tag: tag, NoFollow: nofollow, Kind: kind})
+	return len(p.links) - 1
 }
 
 // setURLs sets the URLs of the links, cut from one string: the page's
@@ -582,31 +674,10 @@ func (p *pass) setCanonical(raw []byte) {
 // meta reads <meta name="robots" content="..."> (and the crawler's own
 // name, if set) and the encoding declarations <meta charset> and <meta
 // http-equiv="Content-Type">.
-func (p *pass) meta(z *html.Tokenizer) {
-	var name, content, httpEquiv, cs []byte
-	var hasName, hasContent, hasEquiv, hasCharset bool
-	for more := true; more; {
-		var k, v []byte
-		k, v, more = z.TagAttr()
-		switch string(k) {
-		case "name":
-			if !hasName {
-				name, hasName = bytes.TrimSpace(v), true
-			}
-		case "content":
-			if !hasContent {
-				content, hasContent = v, true
-			}
-		case "http-equiv":
-			if !hasEquiv {
-				httpEquiv, hasEquiv = bytes.TrimSpace(v), true
-			}
-		case "charset":
-			if !hasCharset {
-				cs, hasCharset = v, true
-			}
-		}
-	}
+func (p *pass) meta(raw []byte, end int) {
+	m := p.metaAttrs(raw, end)
+	name, content, httpEquiv, cs := bytes.TrimSpace(m.name), m.content, bytes.TrimSpace(m.httpEquiv), m.charset
+	hasName, hasContent, hasEquiv, hasCharset := m.hasName, m.hasContent, m.hasEquiv, m.hasCharset
 	switch {
 	case hasCharset:
 		p.declare(string(cs))

@@ -62,70 +62,26 @@ func rawTagName(raw []byte, buf *[maxName]byte) (string, int) {
 
 // attrs returns the attributes of the current tag, whose raw bytes are
 // raw, read from raw[i:]. Values with a NUL, a carriage return or an
-// entity other than "&amp;" are left to the tokenizer.
-func (p *pass) attrs(z *html.Tokenizer, raw []byte, i int) attrs {
+// entity other than "&amp;" are rare, and left to the Tokenizer.
+func (p *pass) attrs(raw []byte, i int) attrs {
 	a, ok := p.rawAttrs(raw, i)
 	if !ok {
-		return readAttrs(z)
+		return readAttrs(tagTokenizer(raw))
 	}
 	return a
 }
 
+// tagTokenizer returns a Tokenizer positioned on the start tag raw.
+func tagTokenizer(raw []byte) *html.Tokenizer {
+	z := html.NewTokenizer(bytes.NewReader(raw))
+	z.Next()
+	return z
+}
+
 func (p *pass) rawAttrs(raw []byte, i int) (a attrs, ok bool) {
 	p.s.attrs = p.s.attrs[:0]
-	for {
-		i = skipSpace(raw, i)
-		if i >= len(raw) || raw[i] == '>' {
-			return a, true
-		}
-		// The key runs to '=', white space, '/' or '>'; a leading '='
-		// is part of it.
-		ks := i
-		for i < len(raw) {
-			c := raw[i]
-			if c == '=' && i == ks {
-				i++
-				continue
-			}
-			if c == '=' || isSpace(c) || c == '/' || c == '>' {
-				break
-			}
-			i++
-		}
-		key := raw[ks:i]
-		// The value, if any.
-		vs, ve := i, i
-		if i = skipSpace(raw, i); i < len(raw) {
-			switch c := raw[i]; c {
-			case '/':
-				i++
-			case '=':
-				if i = skipSpace(raw, i+1); i < len(raw) {
-					switch q := raw[i]; q {
-					case '>':
-					case '\'', '"':
-						i++
-						vs = i
-						for i < len(raw) && raw[i] != q {
-							i++
-						}
-						ve = i
-						if i < len(raw) {
-							i++
-						}
-					default:
-						vs = i
-						for i < len(raw) && !isSpace(raw[i]) && raw[i] != '>' {
-							i++
-						}
-						ve = i
-						if i < len(raw) && raw[i] != '>' {
-							i++
-						}
-					}
-				}
-			}
-		}
+	ok = true
+	eachAttr(raw, i, func(key, val []byte) bool {
 		// The tokenizer keeps the first of attributes of the same name.
 		var dst *[]byte
 		var has *bool
@@ -141,17 +97,108 @@ func (p *pass) rawAttrs(raw []byte, i int) (a attrs, ok bool) {
 		case asciiLowerEqual(key, "hreflang"):
 			dst, has = &a.hreflang, &a.hasHreflang
 		default:
-			continue
+			return true
 		}
 		if *has {
-			continue
+			return true
 		}
-		v, ok := p.rawValue(raw[vs:ve])
-		if !ok {
-			return a, false
+		v, simple := p.rawValue(val)
+		if !simple {
+			ok = false
+			return false
 		}
 		*dst, *has = v, true
+		return true
+	})
+	return a, ok
+}
+
+// metaAttrs holds the attributes of a <meta> that extraction reads.
+type metaAttrs struct {
+	name, content, httpEquiv, charset         []byte
+	hasName, hasContent, hasEquiv, hasCharset bool
+}
+
+// metaAttrs returns the attributes of the <meta> tag raw, read from
+// raw[i:], as attrs does. The content is decoded only when the tag is
+// one extraction reads (robots, the agent's name, an encoding): the
+// common <meta name="description"> with entities needs no Tokenizer.
+func (p *pass) metaAttrs(raw []byte, i int) metaAttrs {
+	var m metaAttrs
+	p.s.attrs = p.s.attrs[:0]
+	ok := true
+	eachAttr(raw, i, func(key, val []byte) bool {
+		var dst *[]byte
+		var has *bool
+		switch {
+		case asciiLowerEqual(key, "name"):
+			dst, has = &m.name, &m.hasName
+		case asciiLowerEqual(key, "content"):
+			if !m.hasContent {
+				m.content, m.hasContent = val, true // decoded below, if read
+			}
+			return true
+		case asciiLowerEqual(key, "http-equiv"):
+			dst, has = &m.httpEquiv, &m.hasEquiv
+		case asciiLowerEqual(key, "charset"):
+			dst, has = &m.charset, &m.hasCharset
+		default:
+			return true
+		}
+		if *has {
+			return true
+		}
+		v, simple := p.rawValue(val)
+		if !simple {
+			ok = false
+			return false
+		}
+		*dst, *has = v, true
+		return true
+	})
+	if ok && m.hasContent && p.readsContent(&m) {
+		m.content, ok = p.rawValue(m.content)
 	}
+	if ok {
+		return m
+	}
+	m = metaAttrs{}
+	z := tagTokenizer(raw)
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr() // lowercase keys, decoded values
+		switch string(k) {
+		case "name":
+			if !m.hasName {
+				m.name, m.hasName = v, true
+			}
+		case "content":
+			if !m.hasContent {
+				m.content, m.hasContent = v, true
+			}
+		case "http-equiv":
+			if !m.hasEquiv {
+				m.httpEquiv, m.hasEquiv = v, true
+			}
+		case "charset":
+			if !m.hasCharset {
+				m.charset, m.hasCharset = v, true
+			}
+		}
+	}
+	return m
+}
+
+// readsContent reports whether meta reads the content of m.
+func (p *pass) readsContent(m *metaAttrs) bool {
+	if !m.hasCharset && m.hasEquiv && bytes.EqualFold(bytes.TrimSpace(m.httpEquiv), []byte("content-type")) {
+		return true
+	}
+	if !m.hasName {
+		return false
+	}
+	name := bytes.TrimSpace(m.name)
+	return bytes.EqualFold(name, []byte("robots")) || p.o.Agent != "" && bytes.EqualFold(name, []byte(p.o.Agent))
 }
 
 // rawValue returns the value of an attribute as TagAttr would, or false

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"golang.org/x/net/html"
+	"golang.org/x/text/encoding"
 )
 
 // ErrTextTooLong is returned, wrapped, with the text so far when a page's
@@ -32,76 +32,219 @@ func Text(body []byte) ([]byte, error) {
 // longer than Options.MaxToken, the text so far is returned with an error
 // wrapping ErrTextTooLong or ErrTokenTooLong.
 func (o Options) Text(body []byte) ([]byte, error) {
-	maxToken := o.MaxToken
-	if maxToken <= 0 {
-		maxToken = DefaultMaxToken
+	body = o.textBody(body)
+	var s scanner
+	s.reset(body, o.maxToken())
+	t := o.newTextSink(len(body))
+	for {
+		k := s.next()
+		if !t.token(&s, k) {
+			return t.result()
+		}
 	}
-	maxText := o.MaxText
-	if maxText <= 0 {
-		maxText = DefaultMaxText
-	}
+}
+
+// textBody returns the page as UTF-8 for Text.
+func (o Options) textBody(body []byte) []byte {
 	body, enc, _ := o.decodeUpfront(body)
+	body, _ = o.textBodyFrom(body, enc)
+	return body
+}
+
+// textBodyFrom returns the page as UTF-8 for Text, given what
+// decodeUpfront returned; same is true when that is the page as it is.
+// A page that declares nothing and is not valid UTF-8 is read as
+// windows-1252, the web's default.
+func (o Options) textBodyFrom(body []byte, enc encoding.Encoding) (out []byte, same bool) {
 	if enc == nil && !bytes.HasPrefix(body, []byte("\xEF\xBB\xBF")) {
 		if _, name, _ := charsetDetermine(body, o.ContentType); name != "utf-8" && name != "" {
 			enc = charsetEncoding(name)
 		}
 	}
 	if enc != nil {
-		body = transcode(body, enc)
+		return transcode(body, enc), false
 	}
-	z := html.NewTokenizer(bytes.NewReader(body))
-	z.SetMaxBuf(maxToken)
-	out := make([]byte, 0, min(len(body)/2, maxText)+16)
-	skip := 0 // depth inside elements whose text is not shown
-	space := true
-	for {
-		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			if e := z.Err(); e != io.EOF {
-				if errors.Is(e, html.ErrBufferExceeded) {
-					return trimSpace(out), fmt.Errorf("%w (%d bytes): %w", ErrTokenTooLong, maxToken, e)
-				}
-				return trimSpace(out), fmt.Errorf("extract: %w", e)
-			}
-			return trimSpace(out), nil
-		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
-			if hidden(name) {
-				switch tt {
-				case html.StartTagToken:
-					skip++
-				case html.EndTagToken:
-					if skip > 0 {
-						skip--
-					}
-				}
-				continue
-			}
-			if !inline(name) && !space {
-				out, space = append(out, ' '), true
-			}
-		case html.TextToken:
-			if skip > 0 {
-				continue
-			}
-			for _, c := range z.Text() {
-				if isSpace(c) {
-					if !space {
-						out, space = append(out, ' '), true
-					}
-					continue
-				}
-				out, space = append(out, c), false
-			}
-			if len(out) > maxText {
-				return trimSpace(out[:maxText]), fmt.Errorf("%w (%d bytes)", ErrTextTooLong, maxText)
-			}
-		}
-	}
+	return body, true
 }
 
-func trimSpace(b []byte) []byte { return bytes.TrimRight(b, " ") }
+func (o Options) maxToken() int {
+	if o.MaxToken <= 0 {
+		return DefaultMaxToken
+	}
+	return o.MaxToken
+}
+
+// textSink gathers the visible text of a page from its tokens.
+type textSink struct {
+	out      []byte
+	max      int // MaxText
+	maxToken int
+	skip     int  // depth inside elements whose text is not shown
+	space    bool // out ends in a space, or is empty
+	err      error
+	decoded  []byte // scratch for text with entities
+}
+
+func (o Options) newTextSink(bodyLen int) *textSink {
+	maxText := o.MaxText
+	if maxText <= 0 {
+		maxText = DefaultMaxText
+	}
+	return &textSink{out: make([]byte, 0, min(bodyLen/2, maxText)+16), max: maxText, maxToken: o.maxToken(), space: true}
+}
+
+// token takes the scanner's current token, of kind k, and reports
+// whether to go on.
+func (t *textSink) token(s *scanner, k tokenKind) bool {
+	switch k {
+	case tokEOF:
+		return false
+	case tokTooLong:
+		t.err = fmt.Errorf("%w (%d bytes): %w", ErrTokenTooLong, t.maxToken, html.ErrBufferExceeded)
+		return false
+	case tokStart, tokEnd, tokSelfClosing:
+		var buf [len("noframes")]byte
+		name := s.data()
+		if len(name) <= len(buf) {
+			for i, c := range name {
+				buf[i] = lower(c)
+			}
+			name = buf[:len(name)]
+		} else {
+			name = nil // longer than any hidden or inline name: a block
+		}
+		if hidden(name) {
+			switch k {
+			case tokStart:
+				t.skip++
+			case tokEnd:
+				if t.skip > 0 {
+					t.skip--
+				}
+			}
+			return true
+		}
+		if !inline(name) && !t.space {
+			t.out, t.space = append(t.out, ' '), true
+		}
+	case tokText:
+		if t.skip > 0 {
+			return true
+		}
+		data := s.data()
+		if t.needsDecoding(data, s) {
+			t.decoded = appendText(t.decoded[:0], data, s.textRaw, s.convertNUL)
+			data = t.decoded
+		}
+		t.collapse(data)
+		if len(t.out) > t.max {
+			t.out = t.out[:t.max]
+			t.err = fmt.Errorf("%w (%d bytes)", ErrTextTooLong, t.max)
+			return false
+		}
+	}
+	return true
+}
+
+// needsDecoding reports whether text data has entities to decode or NUL
+// bytes to replace.
+func (t *textSink) needsDecoding(data []byte, s *scanner) bool {
+	if !s.textRaw && bytes.IndexByte(data, '&') >= 0 {
+		return true
+	}
+	return s.convertNUL && bytes.IndexByte(data, 0) >= 0
+}
+
+// collapse appends text to out with each run of white space made one
+// space.
+func (t *textSink) collapse(b []byte) {
+	out, space := t.out, t.space
+	for i := 0; i < len(b); {
+		if isSpace(b[i]) {
+			if !space {
+				out, space = append(out, ' '), true
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(b) && !isSpace(b[j]) {
+			j++
+		}
+		out, space = append(out, b[i:j]...), false
+		i = j
+	}
+	t.out, t.space = out, space
+}
+
+func (t *textSink) result() ([]byte, error) {
+	return bytes.TrimRight(t.out, " "), t.err
+}
+
+// appendText appends the text of a text token as the Tokenizer's Text
+// gives it, carriage returns aside (white space to the text): NUL bytes
+// made U+FFFD in raw text and RCDATA, and entities decoded unless the
+// text is raw.
+func appendText(dst, data []byte, textRaw, convertNUL bool) []byte {
+	for i := 0; i < len(data); {
+		c := data[i]
+		switch {
+		case c == 0 && convertNUL:
+			dst = append(dst, "\uFFFD"...)
+			i++
+		case c == '&' && !textRaw:
+			j := entityEnd(data, i)
+			dst = appendEntity(dst, data[i:j])
+			i = j
+		default:
+			dst = append(dst, c)
+			i++
+		}
+	}
+	return dst
+}
+
+// entityEnd returns the end of what a character reference starting at
+// b[i] ('&') may span: "#", "x", letters and digits, and a ';'. The
+// Tokenizer decides from those bytes alone (outside attributes).
+func entityEnd(b []byte, i int) int {
+	j := i + 1
+	if j < len(b) && b[j] == '#' {
+		j++
+		if j < len(b) && (b[j] == 'x' || b[j] == 'X') {
+			j++
+		}
+	}
+	for j < len(b) && (isLetter(b[j]) || '0' <= b[j] && b[j] <= '9') {
+		j++
+	}
+	if j < len(b) && b[j] == ';' {
+		j++
+	}
+	return j
+}
+
+// appendEntity appends the decoding of ref, a character reference and
+// what follows it up to entityEnd, in text.
+func appendEntity(dst, ref []byte) []byte {
+	switch string(ref) {
+	case "&amp;":
+		return append(dst, '&')
+	case "&lt;":
+		return append(dst, '<')
+	case "&gt;":
+		return append(dst, '>')
+	case "&quot;":
+		return append(dst, '"')
+	case "&#39;", "&apos;", "&#x27;":
+		return append(dst, '\'')
+	case "&nbsp;":
+		return append(dst, "\u00a0"...)
+	case "&":
+		return append(dst, '&')
+	}
+	return append(dst, html.UnescapeString(string(ref))...)
+}
 
 func hidden(name []byte) bool {
 	switch string(name) {
