@@ -77,7 +77,7 @@ func TestWriteRecordSameBytes(t *testing.T) {
 			e := getEncoder()
 			var got bytes.Buffer
 			got.WriteString("before")
-			e.writeRecord(&got, fields, block, 0)
+			e.writeRecord(&got, fields, block, nil, 0)
 			putEncoder(e)
 			if want := gzipRecord(t, fields, block); !bytes.Equal(got.Bytes()[len("before"):], want) {
 				t.Fatalf("block of %d bytes: member differs from a gzip writer's (%d bytes, want %d)", n, got.Len()-len("before"), len(want))
@@ -119,7 +119,7 @@ func TestWriteRecordStored(t *testing.T) {
 
 		e := getEncoder()
 		var b bytes.Buffer
-		e.writeRecord(&b, fields, block, len(body))
+		e.writeRecord(&b, fields, head, body, len(body))
 		putEncoder(e)
 
 		zr, err := gzip.NewReader(bytes.NewReader(b.Bytes()))
@@ -217,6 +217,46 @@ func BenchmarkEncodeExchange(b *testing.B) {
 				}
 				b.ReportMetric(float64(buf.Len()), "warc-bytes")
 			})
+		}
+	}
+}
+
+// TestResponseBody checks that an exchange whose response is given as head
+// and ResponseBody is recorded byte for byte as the same exchange with the
+// two joined in Response, index entry included.
+func TestResponseBody(t *testing.T) {
+	type split struct {
+		name       string
+		head, body string
+		revisit    bool
+	}
+	page := string(benchHTML(100_000))
+	gz := string(gzipped(t, benchHTML(100_000)))
+	cases := []split{
+		{"plain", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n", page, false},
+		{"gzip", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n", gz, false},
+		{"bare LF", "HTTP/1.1 200 OK\nContent-Encoding: gzip\n\n", gz, false},
+		{"empty body", "HTTP/1.1 204 No Content\r\n\r\n", "", false},
+		{"head without its end", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n", "\r\n" + gz, false},
+		{"head with part of the body", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n" + gz[:10], gz[10:], false},
+		{"no head at all", "HTTP/1.1 200 OK", "\r\nContent-Type: text/html", false},
+		{"revisit", "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n", "ignored", true},
+	}
+	for _, c := range cases {
+		ex := pageExchange(t, 10, false)
+		ex.Revisit = c.revisit
+		joined := *ex
+		joined.Response = []byte(c.head + c.body)
+		if c.revisit {
+			joined.Response = []byte(c.head)
+		}
+		parts := *ex
+		parts.Response, parts.ResponseBody = []byte(c.head), []byte(c.body)
+		var a, b bytes.Buffer
+		lenA, entryA := encodeExchange(&a, &joined, ex.Date, "<urn:uuid:a>", "<urn:uuid:b>", "<urn:uuid:c>")
+		lenB, entryB := encodeExchange(&b, &parts, ex.Date, "<urn:uuid:a>", "<urn:uuid:b>", "<urn:uuid:c>")
+		if !bytes.Equal(a.Bytes(), b.Bytes()) || lenA != lenB || entryA != entryB {
+			t.Errorf("%s: records differ (%d and %d bytes), or their index entries:\n%+v\n%+v", c.name, a.Len(), b.Len(), entryA, entryB)
 		}
 	}
 }

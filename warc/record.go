@@ -57,6 +57,18 @@ func sha1Digest(p []byte) string {
 	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
 }
 
+// sha1Digest2 is sha1Digest of a followed by b.
+func sha1Digest2(a, b []byte) string {
+	if len(b) == 0 {
+		return sha1Digest(a)
+	}
+	h := sha1.New()
+	h.Write(a)
+	h.Write(b)
+	var sum [sha1.Size]byte
+	return "sha1:" + base32.StdEncoding.EncodeToString(h.Sum(sum[:0]))
+}
+
 // formatDate renders a WARC-Date: UTC, W3C-DTF, with a fraction of a second only
 // when the time has one (WARC 1.1 §5.4 allows finer than second precision). The
 // fraction stops at microseconds, which every reader we know of accepts.

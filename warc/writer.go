@@ -77,6 +77,11 @@ type Exchange struct {
 	// line, then the body as received (content-encoded, not transfer-encoded).
 	// For a revisit it holds the 304 status line and header fields. Required.
 	Response []byte
+	// ResponseBody, when not nil, is the body of the response, and Response
+	// holds only what comes before it (status line, header fields and the
+	// empty line): the record is the same as with the two joined in
+	// Response, without the caller joining them. Ignored for a revisit.
+	ResponseBody []byte
 	// Truncated is the WARC-Truncated value when the body was cut short: "length",
 	// "time", "disconnect" or "unspecified" (WARC 1.1 §5.13); "" if whole.
 	Truncated string
@@ -450,7 +455,7 @@ func (w *Writer) openLocked() error {
 		{"WARC-Filename", name},
 		{"WARC-Block-Digest", sha1Digest(w.infoBody)},
 		{"Content-Type", contentTypeFields},
-	}, w.infoBody, 0)
+	}, w.infoBody, nil, 0)
 	putEncoder(e)
 	if err := w.writeLocked(buf.Bytes()); err != nil {
 		f.Close()
@@ -598,7 +603,7 @@ func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, resp
 	e := getEncoder()
 	defer putEncoder(e)
 	before := dst.Len()
-	e.writeRecord(dst, req, ex.Request, 0)
+	e.writeRecord(dst, req, ex.Request, nil, 0)
 	reqLen = dst.Len() - before
 
 	var resp []field
@@ -621,21 +626,36 @@ func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, resp
 	if ex.Truncated != "" {
 		resp = append(resp, field{"WARC-Truncated", ex.Truncated})
 	}
-	resp = append(resp, field{"WARC-Block-Digest", sha1Digest(ex.Response)})
+	// The block is msg followed by more.
+	msg, more := ex.Response, []byte(nil)
+	if !ex.Revisit && ex.ResponseBody != nil {
+		if _, rest, ok := SplitHTTP(msg); ok && len(rest) == 0 {
+			more = ex.ResponseBody
+		} else {
+			// Response does not end where the HTTP head does: the record is
+			// that of the two joined, whatever they hold.
+			msg = append(append(make([]byte, 0, len(msg)+len(ex.ResponseBody)), msg...), ex.ResponseBody...)
+		}
+	}
+	resp = append(resp, field{"WARC-Block-Digest", sha1Digest2(msg, more)})
+	head, body := msg, more
 	if ex.Revisit {
 		typ, payloadDigest = typeRevisit, ex.RefersToPayloadDigest
-	} else if head, body, ok := SplitHTTP(ex.Response); ok {
-		payloadDigest = sha1Digest(body)
-		if len(body) > 0 && compressedBody(head) {
-			stored = len(body)
-		}
+	} else if more != nil {
+		payloadDigest = sha1Digest(more)
+	} else if h, b, ok := SplitHTTP(msg); ok {
+		payloadDigest = sha1Digest(b)
+		head, body = h, b
+	}
+	if !ex.Revisit && len(body) > 0 && compressedBody(head) {
+		stored = len(body)
 	}
 	if payloadDigest != "" {
 		resp = append(resp, field{"WARC-Payload-Digest", payloadDigest})
 	}
 	resp = append(resp, field{"Content-Type", contentTypeResponse})
-	e.writeRecord(dst, resp, ex.Response, stored)
-	return reqLen, newIndexEntry(typ, ex.TargetURI, formatDate(date), ex.Response, payloadDigest)
+	e.writeRecord(dst, resp, head, body, stored)
+	return reqLen, newIndexEntry(typ, ex.TargetURI, formatDate(date), head, payloadDigest)
 }
 
 // encoder compresses records. It holds a deflate compressor of several
@@ -680,21 +700,27 @@ var gzipHeader = [10]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 // §3.2.4).
 const maxStored = 1<<16 - 1
 
-// writeRecord appends one record to dst as a complete gzip member. When
-// stored > 0, the last stored bytes of block are already compressed (a
-// content-encoded HTTP body, an image) and are written in stored deflate
-// blocks instead of being run through the compressor, which would spend as
-// long on them as on text for nothing: the member is the same record, a few
-// bytes longer (about 5 per 64 KiB, plus 5 for the switch).
-func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, block []byte, stored int) {
-	e.hdr = appendHeader(e.hdr[:0], fields, len(block))
-	head := block[:len(block)-stored]
+// writeRecord appends one record, whose block is head followed by body, to
+// dst as a complete gzip member. When stored > 0, the last stored bytes of
+// body (at most all of it) are already compressed (a content-encoded HTTP
+// body, an image) and are written in stored deflate blocks instead of being
+// run through the compressor, which would spend as long on them as on text
+// for nothing: the member holds the same record, in about as many bytes
+// (5 more per 64 KiB and a few for the switch, and the compressor would
+// have added some too).
+func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, head, body []byte, stored int) {
+	e.hdr = appendHeader(e.hdr[:0], fields, len(head)+len(body))
 	dst.Write(gzipHeader[:])
 	// Writes to a bytes.Buffer cannot fail.
 	e.fw.Reset(dst)
 	e.fw.Write(e.hdr)
 	e.fw.Write(head)
-	crc := crc32.Update(crc32.ChecksumIEEE(e.hdr), crc32.IEEETable, block)
+	if n := len(body) - stored; n > 0 {
+		e.fw.Write(body[:n])
+	}
+	crc := crc32.ChecksumIEEE(e.hdr)
+	crc = crc32.Update(crc, crc32.IEEETable, head)
+	crc = crc32.Update(crc, crc32.IEEETable, body)
 	crc = crc32.Update(crc, crc32.IEEETable, []byte(crlf+crlf))
 	if stored == 0 {
 		e.fw.Write([]byte(crlf + crlf))
@@ -705,11 +731,11 @@ func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, block []byte, s
 		// final and holding the record's closing CRLFs.
 		e.fw.Flush()
 		dst.Grow(stored + stored/maxStored*5 + 32)
-		appendStored(dst, block[len(head):], crlf+crlf)
+		appendStored(dst, body[len(body)-stored:], crlf+crlf)
 	}
 	var t [8]byte
 	binary.LittleEndian.PutUint32(t[:4], crc)
-	binary.LittleEndian.PutUint32(t[4:], uint32(len(e.hdr)+len(block)+len(crlf+crlf)))
+	binary.LittleEndian.PutUint32(t[4:], uint32(len(e.hdr)+len(head)+len(body)+len(crlf+crlf)))
 	dst.Write(t[:])
 }
 
