@@ -11,8 +11,10 @@ import (
 // by name (http.Header.Write order), and the empty line.
 func requestRaw(u *url.URL, host string, h http.Header) []byte {
 	var b bytes.Buffer
+	uri := u.RequestURI()
+	b.Grow(len("GET  HTTP/1.1\r\nHost: \r\n\r\n") + len(uri) + len(host) + headerSize(h))
 	b.WriteString("GET ")
-	b.WriteString(u.RequestURI())
+	b.WriteString(uri)
 	b.WriteString(" HTTP/1.1\r\nHost: ")
 	b.WriteString(host)
 	b.WriteString("\r\n")
@@ -32,6 +34,7 @@ func requestRaw(u *url.URL, host string, h http.Header) []byte {
 // has had its chunking removed.
 func responseHead(resp *http.Response) []byte {
 	var b bytes.Buffer
+	b.Grow(len(resp.Proto) + len(resp.Status) + len(" \r\n\r\n") + headerSize(resp.Header))
 	b.WriteString(resp.Proto)
 	b.WriteByte(' ')
 	b.WriteString(resp.Status)
@@ -39,4 +42,16 @@ func responseHead(resp *http.Response) []byte {
 	_ = resp.Header.WriteSubset(&b, map[string]bool{"Transfer-Encoding": true})
 	b.WriteString("\r\n")
 	return b.Bytes()
+}
+
+// headerSize returns how many bytes h takes written as header fields, so
+// the buffer it is written to is made once at its size.
+func headerSize(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(": \r\n") + len(v)
+		}
+	}
+	return n
 }
