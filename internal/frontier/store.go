@@ -68,6 +68,7 @@ type Store struct {
 		hosts   map[string]*hostState
 		ready   hostHeap // hosts with entries, by readyAt
 		seen    *seenFilter
+		recent  recentSeen // seen-set hashes confirmed lately
 		// Txs that met URLs and are not yet applied: a URL one of them met
 		// is seen, or about to be.
 		inflight map[*tx]struct{}
@@ -405,11 +406,12 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 			// entries meanwhile, and entries added meanwhile are noted in
 			// addedInLease.
 			s.mu.ready.place(st)
+			floor := st.floor
 			s.mu.Unlock()
 			var read []headEntry
 			var whole bool
 			var buffered int
-			items, after, afterOK, read, whole, buffered, err = s.dueItems(st.name, req.Now, req.Max)
+			items, after, afterOK, read, whole, buffered, err = s.dueItems(st.name, floor, req.Now, req.Max)
 			s.mu.Lock()
 			if st.lease != l {
 				return nil, time.Time{}, errors.New("frontier: a lease was taken while it was being read (TTL too short?)")
@@ -417,6 +419,9 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 			if err == nil && !st.addedInLease.ok {
 				// No change raced with the read: keep what it saw.
 				s.mu.heads.fill(st, read, whole, buffered)
+				if len(read) > 0 {
+					st.floor = bytes.Clone(read[0].key)
+				}
 			}
 		}
 		if err != nil || len(items) == 0 {
@@ -445,14 +450,19 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 	}
 }
 
-// dueItems reads up to n entries of host's queue that are due at now, and
+// dueItems reads up to n entries of host's queue that are due at now, from
+// floor on (nil: from its start), and
 // the due time of the entry after them (ok false when there is none): what
 // the host's head will be once they are settled. It returns as well the
 // entries it read, headPrefetch more than n if there are, and whether they
 // are the whole queue.
-func (s *Store) dueItems(host string, now time.Time, n int) (items []*Item, after time.Time, ok bool, read []headEntry, whole bool, buffered int, err error) {
+func (s *Store) dueItems(host string, floor []byte, now time.Time, n int) (items []*Item, after time.Time, ok bool, read []headEntry, whole bool, buffered int, err error) {
 	p := queuePrefix(host)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	lower := p
+	if floor != nil {
+		lower = floor
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: prefixEnd(p)})
 	if err != nil {
 		return nil, time.Time{}, false, nil, false, 0, fmt.Errorf("frontier: read queue: %w", err)
 	}

@@ -248,3 +248,66 @@ func itoa(i int) string {
 		}
 	}
 }
+
+// TestClaimFloor: a queue read from where its last read began (past the
+// deletion markers of settled entries) still hands out an entry added
+// before that point, and every entry exactly once, in due order.
+func TestClaimFloor(t *testing.T) {
+	s, err := frontier.Open(t.TempDir(), frontier.Options{ExpectedURLs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	add := func(path string, due time.Time) {
+		c := cand("a.test", path)
+		c.Due = due
+		if _, err := s.Add(ctx, frontier.Batch{Add: []frontier.Candidate{c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 300 {
+		add("/q"+strconv.Itoa(i), t0.Add(time.Duration(1000+i)*time.Second))
+	}
+	now := t0.Add(time.Hour)
+	var got []string
+	claim := func() {
+		t.Helper()
+		l, _, err := s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Now: now, Max: 1})
+		if err != nil || l == nil {
+			t.Fatalf("Claim = %v, %v", l, err)
+		}
+		got = append(got, strings.TrimPrefix(l.Items[0].URL, "https://a.test"))
+		r := frontier.Result{Item: l.Items[0], Outcome: frontier.Fetched}
+		if _, err := s.Release(ctx, frontier.ReleaseRequest{Lease: l, Results: []frontier.Result{r}, Next: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 100 {
+		claim() // several reads of the queue, each past the last one's start
+	}
+	add("/early", t0.Add(10*time.Second))                  // before every entry
+	add("/mid", t0.Add(1100*time.Second+time.Millisecond)) // between two queued entries
+	add("/late", t0.Add(1200*time.Second))                 // with a queued entry's due time: after it
+	for range 203 {
+		claim()
+	}
+	want := []string{}
+	for i := range 100 {
+		want = append(want, "/q"+strconv.Itoa(i))
+	}
+	want = append(want, "/early", "/q100", "/mid")
+	for i := 101; i <= 200; i++ {
+		want = append(want, "/q"+strconv.Itoa(i))
+	}
+	want = append(want, "/late")
+	for i := 201; i < 300; i++ {
+		want = append(want, "/q"+strconv.Itoa(i))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("claimed\n%v\nwant\n%v", got, want)
+	}
+	if l, _, err := s.Claim(ctx, frontier.ClaimRequest{Host: "a.test", Now: now, Max: 1}); l != nil || err != nil {
+		t.Errorf("a claim of the empty queue = %v, %v", l, err)
+	}
+}

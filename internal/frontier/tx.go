@@ -67,6 +67,7 @@ type hostDelta struct {
 	queued    int       // URLs queued (already counted in st.queued)
 	over      int       // URLs refused by a budget (already counted in st.overBudget)
 	minDue    time.Time // earliest due time of the entries the batch adds
+	minSeq    uint64    // the least sequence number among those due at minDue
 	adds      bool      // the batch adds entries
 	endLease  bool
 	leaseID   uint64    // with endLease: the lease it ends
@@ -204,17 +205,24 @@ func (t *tx) admitPrepared() error {
 func (t *tx) admit(c *Candidate, h [16]byte, admit func(Candidate) bool) error {
 	t.key = append(append(t.key[:0], prefixSeen), h[:]...)
 	if t.s.mu.seen.mayContain(h[:]) {
-		// The filter knows it, or errs: ask the txs in flight (which put
-		// their URLs in the filter before the store has them), then the
-		// store.
+		// The filter knows it, or errs: ask the URLs the store confirmed
+		// lately, the txs in flight (which put their URLs in the filter
+		// before the store has them), then the store.
+		if t.s.mu.recent.has(h) {
+			return nil
+		}
 		for o := range t.s.mu.inflight {
 			if _, met := o.fresh[h]; met && o != t {
 				return nil
 			}
 		}
 		seen, err := t.s.has(t.key)
-		if err != nil || seen {
+		if err != nil {
 			return err
+		}
+		if seen {
+			t.s.mu.recent.add(h)
+			return nil
 		}
 	}
 	t.set(t.key, nil)
@@ -255,8 +263,8 @@ func (t *tx) put(d *hostDelta, host string, due time.Time, e *Entry) error {
 	t.key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(append(append(append(t.key[:0], prefixQueue), host...), 0), timeNanos(due)), t.s.mu.seq)
 	t.val = appendEntry(t.val[:0], host, e)
 	t.set(t.key, t.val)
-	if !d.adds || due.Before(d.minDue) {
-		d.minDue = due
+	if !d.adds || due.Before(d.minDue) || due.Equal(d.minDue) && t.s.mu.seq < d.minSeq {
+		d.minDue, d.minSeq = due, t.s.mu.seq
 	}
 	d.adds = true
 	d.pending++
@@ -419,6 +427,12 @@ func (t *tx) follow() (perr error) {
 		before := st.pending
 		st.pending += d.pending
 		s.mu.heads.settled(st, d.deleted, d.rewrote, d.adds, d.minDue)
+		if d.adds && st.floor != nil && bytes.Compare(queueKey(name, d.minDue, d.minSeq), st.floor) < 0 {
+			// Added before the floor. (Sequence numbers are handed out
+			// before a tx is applied, so one applied late may sort before
+			// an entry with its due time that a read found first.)
+			st.floor = nil
+		}
 		if d.endLease && st.lease != nil && st.lease.ID == d.leaseID {
 			st.lease = nil
 		}
