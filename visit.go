@@ -783,15 +783,18 @@ func (c *Crawler) record(res *fetch.Result, prev *frontier.History) error {
 		TargetURI: res.URL.String(),
 		Date:      res.Start,
 		Request:   res.RequestRaw,
-		Response:  append(append([]byte(nil), res.ResponseHead...), res.RawBody...),
-		Truncated: res.Truncated,
+		Response:  res.ResponseHead,
+		// The body beside the head, not joined to it: the record's bytes
+		// are the same, without a copy of every response.
+		ResponseBody: res.RawBody,
+		Truncated:    res.Truncated,
 	}
 	if ip, _, err := net.SplitHostPort(res.RemoteAddr); err == nil {
 		ex.IP = ip
 	}
 	if res.NotModified && prev != nil {
 		ex.Revisit = true
-		ex.Response = res.ResponseHead
+		ex.Response, ex.ResponseBody = res.ResponseHead, nil
 		ex.RefersToTargetURI = prev.URL
 		ex.RefersToDate = prev.Captured
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding"
@@ -90,8 +91,15 @@ func (o Options) newTextSink(bodyLen int) *textSink {
 	if maxText <= 0 {
 		maxText = DefaultMaxText
 	}
-	return &textSink{out: make([]byte, 0, min(bodyLen/2, maxText)+16), max: maxText, maxToken: o.maxToken(), space: true}
+	t := textSinks.Get().(*textSink)
+	*t = textSink{out: t.out[:0], decoded: t.decoded[:0], max: maxText, maxToken: o.maxToken(), space: true}
+	return t
 }
+
+// textSinks keeps the buffers text is gathered in from page to page: the
+// text returned is copied out at its size, where a buffer sized for the
+// page was most of what reading a page allocated.
+var textSinks = sync.Pool{New: func() any { return new(textSink) }}
 
 // token takes the scanner's current token, of kind k, and reports
 // whether to go on.
@@ -177,8 +185,20 @@ func (t *textSink) collapse(b []byte) {
 	t.out, t.space = out, space
 }
 
+// result returns the text and the error that cut it short, and gives the
+// sink back to the pool.
 func (t *textSink) result() ([]byte, error) {
-	return bytes.TrimRight(t.out, " "), t.err
+	text := bytes.Clone(bytes.TrimRight(t.out, " "))
+	if text == nil {
+		text = []byte{}
+	}
+	err := t.err
+	if cap(t.out) > 4<<20 || cap(t.decoded) > 4<<20 {
+		t.out, t.decoded = nil, nil // not the buffers of a huge page
+	}
+	t.err = nil
+	textSinks.Put(t)
+	return text, err
 }
 
 // appendText appends the text of a text token as the Tokenizer's Text

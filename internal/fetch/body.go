@@ -205,7 +205,7 @@ const maxExact = 4 << 20
 // large body takes few of them.
 const (
 	chunkMin  = 32 << 10
-	chunkMax  = 1 << 20
+	chunkMax  = 256 << 10
 	chunkFree = 16
 )
 

@@ -297,11 +297,19 @@ func KeyRequestURI(key string) string {
 }
 
 // KeyTemplate is Template for a URL's key (urlnorm.Key), already made.
+// The crawler asks it for every link of every page: a path without
+// digits, long segments or parameters is its own template, returned
+// without a copy.
 func KeyTemplate(key string) string {
-	path, params := splitParams(KeyRequestURI(key))
+	uri := KeyRequestURI(key)
+	if strings.IndexAny(uri, "?;0123456789") < 0 && !longSegment(uri) {
+		return uri
+	}
+	path, params := splitParams(uri)
 	var b strings.Builder
 	b.Grow(len(path) + 16)
-	for i, seg := range strings.Split(path, "/") {
+	for i := 0; ; i++ {
+		seg, rest, more := strings.Cut(path, "/")
 		if i > 0 {
 			b.WriteByte('/')
 		}
@@ -311,6 +319,10 @@ func KeyTemplate(key string) string {
 			seg = seg[:64] + "…"
 		}
 		b.WriteString(seg)
+		if !more {
+			break
+		}
+		path = rest
 	}
 	sep := byte('?')
 	var last string
@@ -324,6 +336,21 @@ func KeyTemplate(key string) string {
 		b.WriteString(p.name)
 	}
 	return b.String()
+}
+
+// longSegment reports whether a segment of path is longer than 64 bytes.
+func longSegment(path string) bool {
+	for len(path) > 64 {
+		i := strings.IndexByte(path, '/')
+		if i < 0 {
+			return true
+		}
+		if i > 64 {
+			return true
+		}
+		path = path[i+1:]
+	}
+	return false
 }
 
 // variantOf reports whether template a is template b with query
