@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -237,5 +238,56 @@ func BenchmarkDecodeBody(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRelease: bodies given back with Release serve later responses, and
+// every response still reads its own bytes, by several goroutines at once
+// (under -race too); a released Result holds no body.
+func TestRelease(t *testing.T) {
+	c, err := New(Config{UserAgent: testUA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cases := bodyCases(t)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				bc := cases[(g*7+i)%len(cases)]
+				res := Result{pool: true}
+				if err := c.readBody(context.Background(), bc.response(), &res, nil, nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(res.Body, bc.page) || !bytes.Equal(res.RawBody, bc.wire) {
+					t.Errorf("%s: the body read is not the page's", bc.name)
+					return
+				}
+				res.Release()
+				if res.Body != nil || res.RawBody != nil || res.pooled != [2]*[]byte{} {
+					t.Errorf("%s: a released result keeps its bodies", bc.name)
+					return
+				}
+				res.Release() // twice: nothing more
+			}
+		})
+	}
+	wg.Wait()
+	if !raceEnabled {
+		// Given back, a page's body costs no allocation of its size.
+		bc := cases[len(cases)-1]
+		allocs := testing.AllocsPerRun(50, func() {
+			res := Result{pool: true}
+			c.readBody(context.Background(), bc.response(), &res, nil, nil)
+			res.Release()
+		})
+		res := Result{pool: true}
+		c.readBody(context.Background(), bc.response(), &res, nil, nil)
+		t.Logf("%s: %.0f allocations a body given back", bc.name, allocs)
+		if res.pooled == [2]*[]byte{} && !bc.length {
+			t.Errorf("%s: a body read in chunks was not copied into the pool", bc.name)
+		}
 	}
 }

@@ -75,6 +75,12 @@ type Request struct {
 	// AllTypes downloads the body whatever its media type, ignoring
 	// Config.Types: for robots.txt and sitemaps.
 	AllTypes bool
+
+	// Pooled says the caller gives the bodies back with Result.Release
+	// once it is done with them: they are then copied into reused buffers
+	// instead of new ones of their size. Without it the bodies are the
+	// caller's to keep.
+	Pooled bool
 }
 
 // Result is one HTTP exchange.
@@ -98,6 +104,11 @@ type Result struct {
 	// this client does not decode; Body is then nil and RawBody holds the
 	// body.
 	Undecoded string
+
+	// pooled are the buffers of Body and RawBody that Release gives back;
+	// pool says to take them (Request.Pooled).
+	pooled [2]*[]byte
+	pool   bool
 
 	// DecodeErr is set when the body arrived whole but did not decode (a
 	// corrupt or incomplete gzip stream, or trailing garbage). Body holds
@@ -358,6 +369,7 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 	if req.AllTypes {
 		types = nil
 	}
+	res.pool = req.Pooled
 	err = c.readBody(ctx, resp, res, types, watch)
 	watch.stop()
 	if err != nil {
