@@ -235,21 +235,3 @@ func TestEscapedBasePath(t *testing.T) {
 		t.Errorf("links %q, want %q", got, want)
 	}
 }
-
-// TestCountLinks: the bound that sizes the results counts the href and src
-// attributes given a value, in any case, and nothing else.
-func TestCountLinks(t *testing.T) {
-	for _, tt := range []struct {
-		body string
-		want int
-	}{
-		{`<a HREF = "/x" src=y srcset=z title="a=b">`, 2},
-		{`<a href>t</a> x=1 href`, 0},
-		{`=src=href=`, 2},
-		{``, 0},
-	} {
-		if got := countLinks([]byte(tt.body)); got != tt.want {
-			t.Errorf("countLinks(%q) = %d, want %d", tt.body, got, tt.want)
-		}
-	}
-}

@@ -204,6 +204,7 @@ type scratch struct {
 	hrefs map[uint64]int32 // maphash of an href's bytes → its link's index, or -1
 	urls  []byte           // the URLs of the links, one after the other
 	ends  []int            // where each link's URL ends in urls
+	links []Link           // the page's links, until setURLs copies them out
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -219,8 +220,8 @@ func (p *pass) release() {
 	if len(s.seen.slots) > 1<<17 {
 		s.seen = seenSet{} // do not keep the table of a huge page
 	}
-	if cap(s.urls) > 1<<20 || cap(s.ends) > 1<<16 {
-		s.urls, s.ends = nil, nil // nor its links
+	if cap(s.urls) > 1<<20 || cap(s.ends) > 1<<16 || cap(s.links) > 1<<16 {
+		s.urls, s.ends, s.links = nil, nil, nil // nor its links
 	}
 	scratchPool.Put(s)
 }
@@ -350,11 +351,11 @@ func (p *pass) start(body []byte) {
 	} else {
 		clear(p.s.hrefs)
 	}
-	// Size the results once: a bound of the links is cheap to count and
-	// saves the growth of both.
-	n := min(countLinks(body), 1<<16)
-	p.links = make([]Link, 0, n)
-	p.seen.reset(n)
+	// The links gather in the scratch, and setURLs copies them out at
+	// their number. (Counting them first, to size the results, was a pass
+	// over the page of its own.)
+	p.links = p.s.links[:0]
+	p.seen.reset(256)
 }
 
 // token takes the scanner's current token, of kind k, and reports
@@ -377,29 +378,6 @@ func (p *pass) token(sc *scanner, k tokenKind) bool {
 		return !p.rerun
 	}
 	return true
-}
-
-// countLinks returns about how many links body holds: the attributes
-// named href or src, found by the '=' before their value. It only sizes
-// the results, which grow past it if need be (<a href> has no '=', a
-// srcset may hold many URLs). Looking for the rare '=' is several times
-// faster than looking for "src", whose 's' is everywhere in text.
-func countLinks(body []byte) int {
-	n := 0
-	for i := 0; ; i++ {
-		j := bytes.IndexByte(body[i:], '=')
-		if j < 0 {
-			return n
-		}
-		i += j
-		k := i
-		for k > 0 && isSpace(body[k-1]) {
-			k--
-		}
-		if k >= 4 && asciiLowerEqual(body[k-4:k], "href") || k >= 3 && asciiLowerEqual(body[k-3:k], "src") {
-			n++
-		}
-	}
 }
 
 // attrs holds the attributes of one tag that extraction reads, as slices
@@ -642,6 +620,8 @@ func (p *pass) insert(key uint64, tag string, kind Kind, nofollow bool) int {
 // URLs cost one allocation of the bytes they need. (A caller that keeps
 // one of them keeps them all: some tens of kilobytes for a large page.)
 func (p *pass) setURLs() {
+	p.s.links = p.links[:0] // the scratch, for the next page
+	p.links = append([]Link(nil), p.links...)
 	all := string(p.s.urls)
 	start := 0
 	for i, end := range p.s.ends {

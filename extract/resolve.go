@@ -262,6 +262,29 @@ func (r *resolver) appendURL(dst []byte, b built) []byte {
 	return append(dst, r.out[b.hostEnd:]...)
 }
 
+// plainFragment reports whether url.Parse takes the fragment f: no control
+// byte, and every '%' starting an escape of two hex digits. (Documentation
+// generators write fragments such as "#impl-From%3C%26str%3E-for-String"
+// on every page; they used to take the slow path.)
+func plainFragment(f []byte) bool {
+	for i := 0; i < len(f); i++ {
+		switch c := f[i]; {
+		case c < ' ' || c == 0x7f:
+			return false
+		case c == '%':
+			if i+2 >= len(f) || !isHex(f[i+1]) || !isHex(f[i+2]) {
+				return false
+			}
+			i += 2
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
 // plainHost reports whether url.URL.String writes host as it is: it holds
 // only bytes that net/url does not escape in a host.
 func plainHost(host string) bool {
@@ -277,8 +300,8 @@ func plainHost(host string) bool {
 // fastBuild resolves h, for fastResolve and pass.add.
 func (r *resolver) fastBuild(h []byte, schemeEnd int) (b built, status int) {
 	if j := bytes.IndexByte(h, '#'); j >= 0 {
-		if bytes.IndexByte(h[j:], '%') >= 0 {
-			return b, fastSlow // url.Parse checks the fragment's escapes
+		if !plainFragment(h[j+1:]) {
+			return b, fastSlow // url.Parse refuses it, or may
 		}
 		h = h[:j]
 	}
