@@ -3,6 +3,7 @@ package gentlecrawl_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -339,10 +340,12 @@ func TestPerAddressLimit(t *testing.T) {
 	type event struct {
 		at    time.Time
 		delta int
+		what  string
 	}
 	byAddr := map[string][]event{}
 	for _, e := range web.Requests() {
-		byAddr[e.Local] = append(byAddr[e.Local], event{e.Start, +1}, event{e.End, -1})
+		what := fmt.Sprintf("%s%s %d %s–%s", e.Host, e.Path, e.Status, e.Start.Format("15:04:05.000000"), e.End.Format("15:04:05.000000"))
+		byAddr[e.Local] = append(byAddr[e.Local], event{e.Start, +1, what}, event{e.End, -1, what})
 	}
 	if len(byAddr) != 2 {
 		t.Fatalf("requests reached %d addresses, want 2", len(byAddr))
@@ -355,12 +358,23 @@ func TestPerAddressLimit(t *testing.T) {
 			return evs[i].at.Before(evs[j].at)
 		})
 		n, peak := 0, 0
+		inFlight := map[string]bool{}
+		var worst []string
 		for _, e := range evs {
 			n += e.delta
-			peak = max(peak, n)
+			inFlight[e.what] = e.delta > 0
+			if n > peak {
+				peak, worst = n, nil
+				for w, in := range inFlight {
+					if in {
+						worst = append(worst, w)
+					}
+				}
+			}
 		}
 		if peak > 2 {
-			t.Errorf("%s: %d requests in flight at once, want at most 2", addr, peak)
+			sort.Strings(worst)
+			t.Errorf("%s: %d requests in flight at once, want at most 2:\n%s", addr, peak, strings.Join(worst, "\n"))
 		}
 	}
 }
