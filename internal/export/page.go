@@ -103,7 +103,16 @@ func (s *scanner) pageOf(rec *record) (p Page, robots bool) {
 	// What decoded is read even when the rest did not: a page cut at the
 	// size limit still has its title and most of its links.
 	opts := extract.Options{ContentType: p.ContentType}
-	page, err := opts.HTML(u, decoded)
+	var page *extract.Page
+	var text []byte
+	var textErr error
+	if s.opts.Text {
+		// Links and text in one reading of the page (extract.Options.Read).
+		r := opts.Read(u, decoded)
+		page, err, text, textErr = r.Page, r.Err, r.Text, r.TextErr
+	} else {
+		page, err = opts.HTML(u, decoded)
+	}
 	if page != nil {
 		p.Links = make([]string, 0, len(page.Links))
 		for _, l := range page.Links {
@@ -115,10 +124,9 @@ func (s *scanner) pageOf(rec *record) (p Page, robots bool) {
 		problems = append(problems, "links: "+err.Error())
 	}
 	if s.opts.Text {
-		text, err := opts.Text(decoded)
 		*p.Text = string(text)
-		if err != nil {
-			problems = append(problems, "text: "+err.Error())
+		if textErr != nil {
+			problems = append(problems, "text: "+textErr.Error())
 		}
 	}
 	return p, false
