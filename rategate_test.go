@@ -19,15 +19,7 @@ import (
 // transit allows, and the crawl still ends with every page fetched.
 func TestMaxRate(t *testing.T) {
 	const rate = 25
-	web, err := simweb.New(simweb.Config{Hosts: 8, PagesPerHost: 8, Profiles: []simweb.Profile{simweb.ProfileAllow}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	web, catchAll := serveWeb(t, simweb.Config{Hosts: 8, PagesPerHost: 8, Profiles: []simweb.Profile{simweb.ProfileAllow}})
 	var seeds []string
 	for _, h := range web.Hosts() {
 		seeds = append(seeds, h.URL("/"))
@@ -35,7 +27,7 @@ func TestMaxRate(t *testing.T) {
 	job := t.TempDir()
 	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: job, Seeds: seeds, NoDelay: true, MaxRate: rate, Workers: 16,
-		ConnectTo: []string{srv.CatchAll()}, AllowPrivateNetworks: true,
+		ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
 	})
 	web.Drain(t.Context())
 

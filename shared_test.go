@@ -122,7 +122,7 @@ func TestSharedFrontier(t *testing.T) {
 		}
 	}
 	t.Logf("simweb seed %d (GENTLECRAWL_SHARED_SEED=%d repeats this run's web)", seed, seed)
-	web, err := simweb.New(simweb.Config{
+	web, catchAll := serveWeb(t, simweb.Config{
 		Seed: seed, Hosts: 12, PagesPerHost: 20, CrawlDelay: crawlDelay,
 		// A latency of its own, so that response times are not only the
 		// loaded machine's (-race, four processes and PostgreSQL on two
@@ -135,14 +135,6 @@ func TestSharedFrontier(t *testing.T) {
 			return simweb.HostOptions{}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	want := expectedFetches(t, web, "gentlecrawl")
 
 	dir := t.TempDir()
@@ -150,7 +142,7 @@ func TestSharedFrontier(t *testing.T) {
 		a := []string{"crawl", "-q", "--frontier", dsn, "--lease-ttl", leaseTTL.String(),
 			"--job", filepath.Join(dir, name), "--from", name + "@example.org",
 			"--delay", delay.String(), "--workers", "4",
-			"--allow-private-networks", "--connect-to", srv.CatchAll()}
+			"--allow-private-networks", "--connect-to", catchAll}
 		for _, h := range seeds {
 			a = append(a, h.URL("/"))
 		}
