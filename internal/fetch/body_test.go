@@ -291,3 +291,32 @@ func TestRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseLargeBody: a body past the largest pooled size is not copied
+// into the pool, but into a slice of its own, which Release lets go.
+func TestReleaseLargeBody(t *testing.T) {
+	c, err := New(Config{UserAgent: testUA, MaxBodySize: 2 * maxPooledBody, MaxRawSize: 2 * maxPooledBody})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	page := benchPage(maxPooledBody + 1)
+	bc := bodyCase{"large-gzip-chunked", page, encode(t, "gzip", page), true, false}
+	res := Result{pool: true}
+	if err := c.readBody(context.Background(), bc.response(), &res, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(res.Body, page) || !bytes.Equal(res.RawBody, bc.wire) {
+		t.Fatalf("the body read is not the page (%d bytes, want %d)", len(res.Body), len(page))
+	}
+	if res.pooled[1] != nil || cap(res.Body) != len(res.Body) {
+		t.Errorf("a body of %d bytes took a pooled buffer (cap %d)", len(res.Body), cap(res.Body))
+	}
+	if res.pooled[0] == nil {
+		t.Errorf("the %d raw bytes did not take a pooled buffer", len(res.RawBody))
+	}
+	res.Release()
+	if res.Body != nil || res.RawBody != nil {
+		t.Error("a released result keeps its bodies")
+	}
+}
