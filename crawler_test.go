@@ -455,6 +455,70 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}
 }
 
+// TestRobotsRetryAfter: a robots.txt that answers 503 with a short
+// Retry-After is asked again when the server said, not a minute later, and
+// the crawl waits for it rather than end without the host; one whose
+// Retry-After is long defers the host at once, without a second request.
+func TestRobotsRetryAfter(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		retryAfter string
+		refusals   int32
+		want       string
+		stopped    string
+	}{
+		{"short", "1", 2, "/robots.txt=503 /robots.txt=503 /robots.txt=200 /=200 /a=200", "finished"},
+		{"long", "3600", 1 << 30, "/robots.txt=503", "deferred"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var log statusLog
+			var asked atomic.Int32
+			srv := httptest.NewServer(log.handler(func(w http.ResponseWriter, r *http.Request) int {
+				if r.URL.Path == "/robots.txt" {
+					if asked.Add(1) <= tt.refusals {
+						w.Header().Set("Retry-After", tt.retryAfter)
+						w.WriteHeader(503)
+						return 503
+					}
+					fmt.Fprint(w, "User-agent: *\nDisallow: /b\n")
+					return 200
+				}
+				fmt.Fprint(w, `<a href="/a">a</a> <a href="/b">b</a>`)
+				return 200
+			}))
+			defer srv.Close()
+			cfg := aTestConfig(t, srv)
+			cfg.RobotsRetry = time.Hour // what a 503 without Retry-After would wait
+			c, err := gentlecrawl.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := c.Run(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits := log.all()
+			var seq []string
+			for i, h := range hits {
+				seq = append(seq, fmt.Sprintf("%s=%d", h.path, h.status))
+				if i > 0 && hits[i-1].status == 503 {
+					// The second refusal doubles the wait.
+					want := time.Second << (i - 1)
+					if gap := h.start.Sub(hits[i-1].end); gap < want {
+						t.Errorf("%s requested %v after a 503 with Retry-After: 1, want at least %v", h.path, gap, want)
+					}
+				}
+			}
+			if got := strings.Join(seq, " "); got != tt.want {
+				t.Errorf("requests %s\nwant     %s", got, tt.want)
+			}
+			if sum.Stopped != tt.stopped {
+				t.Errorf("stopped %q (deferred %v), want %q", sum.Stopped, sum.Deferred, tt.stopped)
+			}
+		})
+	}
+}
+
 // TestHostRuleSlowsAHost: a per-host rule (a site owner's request to slow
 // down) widens the gap for that host only.
 func TestHostRuleSlowsAHost(t *testing.T) {

@@ -137,7 +137,11 @@ func (c *Crawler) robotsFor(ctx context.Context, origin string) (*hostRobots, er
 		if r.unavailable && now.Before(r.retryAt) {
 			return r, nil
 		}
-		return nil, nil
+		if r.hop != nil {
+			return nil, nil // the next hop of a redirect chain
+		}
+		// Expired here; in a shared crawl another process may have
+		// fetched it since: the store says.
 	}
 	rec, err := c.store.Robots(ctx, origin)
 	if err != nil || rec == nil || !now.Before(rec.Expires) {
@@ -302,6 +306,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, holding bool) 
 		resp.Status, resp.Body = res.Status, res.Body
 		resp.CacheControl = strings.Join(res.Header.Values("Cache-Control"), ",")
 		resp.Truncated = res.Truncated == "time" || res.Truncated == "disconnect" || res.DecodeErr != nil
+		if d, ok := hostload.ParseRetryAfter(res.Header.Get("Retry-After"), end); ok {
+			resp.RetryAfter = d
+		}
 	}
 	now := time.Now()
 	d := c.robotsPolicy().Decide(resp, recordOf(old), now)

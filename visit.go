@@ -73,6 +73,24 @@ func (c *Crawler) release(ctx context.Context, t *turn, req frontier.ReleaseRequ
 	return added, err
 }
 
+// robotsShortWait is the longest wait on an unavailable robots.txt that a
+// crawl with nothing else to do sits out. A 503 with Retry-After: 2 is a
+// server busy for a moment: the crawl asks again then, rather than end
+// without the host. A longer wait (the default minute after a 500, which
+// doubles; a Retry-After of an hour) defers the host: the crawl does not
+// stay alive for it, and its summary lists it.
+const robotsShortWait = 30 * time.Second
+
+// robotsWait ends the turn of a host whose robots.txt r is unavailable,
+// until r's retry: a wait like a Retry-After when it is short, a deferral
+// otherwise.
+func (c *Crawler) robotsWait(ctx context.Context, t *turn, r *hostRobots) error {
+	if time.Until(r.retryAt) <= robotsShortWait {
+		return c.end(ctx, t, r.retryAt, hostload.ReasonBackoff, false)
+	}
+	return c.end(ctx, t, r.retryAt, hostload.ReasonRobots, true)
+}
+
 // end releases the lease with its results and gives the host back to the
 // scheduler until next; deferred says the host waits on something other
 // than its own pace (an unavailable robots.txt), which the frontier does not
@@ -209,12 +227,12 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 				return fail(err)
 			}
 			if r := c.robots.get(origin); r != nil && r.unavailable {
-				return true, c.end(ctx, t, r.retryAt, hostload.ReasonRobots, true)
+				return true, c.robotsWait(ctx, t, r)
 			}
 			return true, c.end(ctx, t, next, reason, false)
 		}
 		if r.unavailable {
-			return true, c.end(ctx, t, r.retryAt, hostload.ReasonRobots, true)
+			return true, c.robotsWait(ctx, t, r)
 		}
 		if cand := c.candidate(u, item.Depth); cand.URL != item.URL && !item.AsIs {
 			// Since the URL was queued, some of its parameters were found

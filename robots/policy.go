@@ -107,6 +107,13 @@ type Response struct {
 	// response here means the caller stopped following: after
 	// Policy.MaxRedirects hops, or because the redirect was unusable.
 	Hops int
+
+	// RetryAfter is the wait a failing answer (429, 503) asked for in its
+	// Retry-After header; 0 when it named none. It replaces Policy.Retry
+	// as the first wait of the run of failures, which still doubles with
+	// each failure in a row: the server's own word on when to come back,
+	// sooner or later than the default.
+	RetryAfter time.Duration
 }
 
 // Record is what a crawler keeps about an origin's robots.txt between two
@@ -198,8 +205,13 @@ type Policy struct {
 	MinTTL time.Duration
 
 	// Retry is the wait before robots.txt is asked again after a failure;
-	// it doubles with each failure in a row, up to TTL. Default 1m.
+	// it doubles with each failure in a row, up to TTL. Default 1m. A
+	// Retry-After on the failing answer (Response.RetryAfter) stands in
+	// for it, no shorter than MinRetry.
 	Retry time.Duration
+
+	// MinRetry is the shortest wait a Retry-After can ask for. Default 1s.
+	MinRetry time.Duration
 
 	// MaxRedirects is the number of redirects followed (RFC 9309 §2.3.1.2:
 	// at least five). A 3xx after that many hops means unavailable.
@@ -232,6 +244,9 @@ func (p Policy) withDefaults() Policy {
 	p.MinTTL = min(p.MinTTL, p.TTL)
 	if p.Retry <= 0 {
 		p.Retry = time.Minute
+	}
+	if p.MinRetry <= 0 {
+		p.MinRetry = time.Second
 	}
 	if p.MaxRedirects <= 0 {
 		p.MaxRedirects = 5
@@ -308,9 +323,13 @@ func (p Policy) Decide(resp Response, last Record, now time.Time) Decision {
 	if rec.FailingSince.IsZero() {
 		rec.FailingSince = now
 	}
+	base := p.Retry
+	if resp.RetryAfter > 0 && resp.Err == nil && resp.Status >= 400 {
+		base = max(resp.RetryAfter, p.MinRetry)
+	}
 	retry := p.TTL
-	if n := rec.Failures - 1; n < 30 {
-		retry = min(p.Retry<<n, p.TTL)
+	if n := rec.Failures - 1; n < 30 && base < p.TTL>>n {
+		retry = base << n
 	}
 	d := Decision{Outcome: OutcomeUnavailable, Expires: now.Add(retry), Record: rec}
 	failing := now.Sub(rec.FailingSince)
