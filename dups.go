@@ -215,7 +215,11 @@ func hasParam(query, p string) bool {
 // printPage computes a page's prints from its visible text and its links
 // (absolute, as found). keyOf gives a URL's key with every parameter known
 // or suspected not to matter left out.
-func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) string) *pagePrint {
+//
+// keys, when not nil, holds beside each link the key the crawl queued it
+// under ("" if none): for a link with no query and no path parameters it
+// is the same key whatever is dropped, and is not worked out again.
+func printPage(u *url.URL, text []byte, links []*url.URL, keys []string, keyOf func(*url.URL) string) *pagePrint {
 	own := keyOf(u)
 	p := &pagePrint{template: urlspace.KeyTemplate(own)}
 	p.bag, p.masked, p.words = textPrints(text)
@@ -223,8 +227,13 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keyOf func(*url.URL) s
 	var order uint64 = 14695981039346656037
 	ownPath, _, _ := strings.Cut(p.template, "?")
 	_, ownQuery, _ := strings.Cut(own, "?")
-	for _, l := range links {
-		k := keyOf(l)
+	for i, l := range links {
+		var k string
+		if i < len(keys) && keys[i] != "" && l.RawQuery == "" && strings.IndexByte(l.Path, ';') < 0 {
+			k = keys[i]
+		} else {
+			k = keyOf(l)
+		}
 		h := mix(hashString(k))
 		p.links += h
 		tmpl := urlspace.KeyTemplate(k)

@@ -182,7 +182,11 @@ func trapFound(t urlspace.Trap) TrapFound {
 // content (learned, or named by robots.txt Clean-param); the seen-key is
 // its canonical form.
 func (c *Crawler) candidate(u *url.URL, depth int) frontier.Candidate {
-	drop := c.dropFunc(u)
+	return c.candidateDrop(u, depth, c.dropFunc(u))
+}
+
+// candidateDrop is candidate with u's dropFunc given.
+func (c *Crawler) candidateDrop(u *url.URL, depth int, drop func(string) bool) frontier.Candidate {
 	fetchURL, _ := urlnorm.StripFunc(u, drop)
 	cand := frontier.Candidate{
 		Host:      politenessKey(u),
@@ -199,6 +203,13 @@ func (c *Crawler) candidate(u *url.URL, depth int) frontier.Candidate {
 
 // dropFunc says which query parameters of u do not change its content.
 func (c *Crawler) dropFunc(u *url.URL) func(string) bool {
+	drop, _ := c.originDrop(u)
+	return drop
+}
+
+// originDrop is dropFunc; whole says it holds for every URL of u's origin
+// (no robots.txt Clean-param rule, whose paths would make it differ).
+func (c *Crawler) originDrop(u *url.URL) (drop func(string) bool, whole bool) {
 	origin := urlnorm.HostKey(u)
 	learned := c.space.learner.DropFunc(origin)
 	var clean []robots.CleanParam
@@ -206,7 +217,7 @@ func (c *Crawler) dropFunc(u *url.URL) func(string) bool {
 		clean = r.cleanParams
 	}
 	if len(clean) == 0 {
-		return learned
+		return learned, true
 	}
 	pq := pathQuery(u)
 	return func(name string) bool {
@@ -219,7 +230,7 @@ func (c *Crawler) dropFunc(u *url.URL) func(string) bool {
 			}
 		}
 		return false
-	}
+	}, false
 }
 
 // queryNames returns the decoded names of a raw query's parameters.
@@ -323,7 +334,7 @@ func (s *space) report() map[string]*HostURLSpace {
 // key is the payload digest.
 //
 // pt is the page's text when follow read it, else nil.
-func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, links []frontier.Candidate, refresh bool, pt *pageText) (key string, follow bool) {
+func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, keys []string, links []frontier.Candidate, refresh bool, pt *pageText) (key string, follow bool) {
 	if !isHTML(res) {
 		return res.PayloadDigest(), true
 	}
@@ -340,7 +351,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	c.space.learner.ObserveLinks(res.URL, found)
 	c.noteStripped(res.URL)
 	keyOf, drop := c.keyFunc(res.URL)
-	pp := printPage(res.URL, text, found, keyOf)
+	pp := printPage(res.URL, text, found, keys, keyOf)
 	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near, keyOf)
 	if !refresh && !c.sessionVariant(res.URL, dup) {
 		// (The same page under another session id is the Learner's to

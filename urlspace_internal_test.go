@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
 
 func bag(s string) uint64 { b, _, _ := textPrints([]byte(s)); return b }
@@ -62,7 +63,7 @@ func TestDupIndex(t *testing.T) {
 		return out
 	}
 	print := func(path, text string, ls []*url.URL) *pagePrint {
-		return printPage(u(path), []byte(text), ls, key)
+		return printPage(u(path), []byte(text), ls, nil, key)
 	}
 	d := newDupIndex()
 	classify := func(path string, p *pagePrint, parent uint64) string {
@@ -158,7 +159,7 @@ func TestDupIndexBounded(t *testing.T) {
 			l, _ := url.Parse(fmt.Sprintf("http://a.test/x/%c%d", 'a'+i, n))
 			links = append(links, l)
 		}
-		return u, printPage(u, []byte(strings.Repeat(fmt.Sprintf("w%c%c ", 'a'+n%26, 'a'+n/26), 60)), links, key)
+		return u, printPage(u, []byte(strings.Repeat(fmt.Sprintf("w%c%c ", 'a'+n%26, 'a'+n/26), 60)), links, nil, key)
 	}
 	for n := range 100 {
 		u, p := page(n)
@@ -216,4 +217,42 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestPrintPageKeys: the keys the crawl queued links under stand in for
+// keyOf only where no parameter rule can change the key (no query, no
+// path parameters); elsewhere they are not used.
+func TestPrintPageKeys(t *testing.T) {
+	parse := func(s string) *url.URL {
+		v, err := url.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	drop := func(name string) bool { return name == "sort" || name == "jsessionid" }
+	keyOf := func(l *url.URL) string { return urlnorm.Key(l, drop) }
+	page := parse("http://a.test/list?sort=up")
+	var links []*url.URL
+	var keys []string
+	for _, s := range []string{"http://a.test/x", "http://a.test/y?sort=down&p=2", "http://a.test/z;jsessionid=1", "http://b.test/", "http://a.test/w?p=1"} {
+		l := parse(s)
+		links = append(links, l)
+		k := urlnorm.Key(l, nil) // as queued under another origin's rules
+		if l.RawQuery != "" || strings.Contains(l.Path, ";") {
+			k = "bogus " + k // must not be used
+		}
+		keys = append(keys, k)
+	}
+	text := []byte("some words of a list page")
+	want := printPage(page, text, links, nil, keyOf)
+	got := printPage(page, text, links, keys, keyOf)
+	if *got != *want {
+		t.Errorf("with keys %+v\nwithout   %+v", *got, *want)
+	}
+	// A key given for a plain link is used.
+	keys[0] = "http://a.test/other"
+	if got := printPage(page, text, links, keys, keyOf); got.links == want.links {
+		t.Error("the key given for a link without query was not used")
+	}
 }

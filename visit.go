@@ -357,12 +357,16 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 	}
 	out := make([]fetched, len(jobs))
 	var wg sync.WaitGroup
-	for i, j := range jobs {
+	for i, j := range jobs[1:] {
 		wg.Go(func() {
 			res, o, err := c.fetchPage(ctx, j.item, j.u)
-			out[i] = fetched{res, o, err}
+			out[i+1] = fetched{res, o, err}
 		})
 	}
+	// The first on this goroutine, whose stack has grown already: a new
+	// one's grows again on every page (copying it was 2 % of a crawl).
+	res, o, err := c.fetchPage(ctx, jobs[0].item, jobs[0].u)
+	out[0] = fetched{res, o, err}
 	wg.Wait()
 	for range extra {
 		c.sched.ReleaseExtra(host)
@@ -556,18 +560,19 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			h.Captured = res.Start
 			var canonical *url.URL
 			var found []*url.URL
+			var keys []string
 			var text *pageText
 			if item.Kind == kindSitemap {
 				links = c.sitemapEntries(item, res)
 			} else {
-				links, canonical, found, text = c.follow(item, res)
+				links, canonical, found, keys, text = c.follow(item, res)
 			}
 			if res.Status == http.StatusOK && res.Complete() {
 				// A revisit is judged too (its page may now repeat
 				// another, and a resumed crawl's index starts empty),
 				// never against itself; but the same URL with new content
 				// says nothing of which parameters matter.
-				key, follow := c.judgePage(item, res, canonical, found, links, prev != nil, text)
+				key, follow := c.judgePage(item, res, canonical, found, keys, links, prev != nil, text)
 				if prev == nil {
 					c.observe(res.URL, key)
 				}
@@ -689,7 +694,10 @@ func (c *Crawler) noteLoad(host string, load *hostload.Load) {
 // learners, and, for a complete HTML page, its visible text, read in the
 // same pass as the links (judgePage wants it; a second reading of every
 // page was a quarter of the crawl's CPU).
-func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL, text *pageText) {
+//
+// keys holds beside each of found the key it was queued under, "" for
+// those not queued (printPage).
+func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL, keys []string, text *pageText) {
 	redirect := res.Status >= 300 && res.Status < 400
 	switch {
 	case redirect:
@@ -727,7 +735,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		}
 		if page == nil {
 			c.cfg.Logger.Debug("no links extracted", "url", item.URL, "err", err)
-			return nil, nil, nil, text
+			return nil, nil, nil, nil, text
 		}
 		canonical = page.Canonical
 		// Meta robots and X-Robots-Tag "nofollow": the site asks that the
@@ -736,7 +744,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		_, xNoFollow := extract.XRobotsTag(strings.Join(res.Header.Values("X-Robots-Tag"), "\n"), c.cfg.Agent)
 		if page.NoFollow || xNoFollow {
 			c.stats.update(func(s *Summary) { s.NoFollowPages++ })
-			return nil, canonical, nil, text
+			return nil, canonical, nil, nil, text
 		}
 		for _, l := range page.Links {
 			if l.Kind == extract.KindPage && !l.NoFollow {
@@ -752,7 +760,15 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	if redirect {
 		depth = item.Depth // a redirect is the same page moved, not a link
 	}
-	for _, u := range found {
+	// The links of a page are mostly of its own origin, whose parameter
+	// rules are looked up once.
+	var (
+		dropScheme, dropHost string
+		drop                 func(string) bool
+		dropWhole            bool
+	)
+	keys = make([]string, len(found))
+	for i, u := range found {
 		switch {
 		case !c.inScope.has(u):
 			outOfScope++
@@ -761,7 +777,12 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		case c.extPolicy != nil && c.extSkip(u):
 			skipped++
 		default:
-			cand := c.candidate(u, depth)
+			if !dropWhole || u.Scheme != dropScheme || u.Host != dropHost {
+				drop, dropWhole = c.originDrop(u)
+				dropScheme, dropHost = u.Scheme, u.Host
+			}
+			cand := c.candidateDrop(u, depth, drop)
+			keys[i] = cand.Canonical
 			if redirect {
 				cand.Hops = item.Hops + 1
 				if cand.URL == res.URL.String() {
@@ -778,7 +799,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	if outOfScope > 0 || tooDeep > 0 || skipped > 0 {
 		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep; s.SkippedExtension += skipped })
 	}
-	return out, canonical, found, text
+	return out, canonical, found, keys, text
 }
 
 // pageText is the visible text of a page (extract.Options.Text), and the
