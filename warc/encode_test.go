@@ -67,20 +67,71 @@ func gzipRecord(t *testing.T, fields []field, block []byte) []byte {
 	return b.Bytes()
 }
 
-// TestWriteRecordSameBytes checks that a record whose block is compressed
-// whole is byte for byte the gzip member a gzip writer makes.
+// TestWriteRecordSameBytes checks that a record with a body to compress is
+// byte for byte the gzip member a gzip writer makes.
 func TestWriteRecordSameBytes(t *testing.T) {
 	fields := []field{{"WARC-Type", typeResponse}, {"WARC-Record-ID", "<urn:uuid:x>"}}
-	for _, n := range []int{0, 1, 100, 5_000, 70_000, 300_000} {
+	for _, n := range []int{1, 100, 5_000, 70_000, 300_000} {
 		block := benchHTML(n)
 		for range 2 { // the second time with a reused encoder
 			e := getEncoder()
 			var got bytes.Buffer
 			got.WriteString("before")
-			e.writeRecord(&got, fields, block, nil, 0)
+			e.writeRecord(&got, fields, nil, block, 0)
 			putEncoder(e)
 			if want := gzipRecord(t, fields, block); !bytes.Equal(got.Bytes()[len("before"):], want) {
 				t.Fatalf("block of %d bytes: member differs from a gzip writer's (%d bytes, want %d)", n, got.Len()-len("before"), len(want))
+			}
+		}
+	}
+}
+
+// TestWriteRecordHeadOnly checks records of headers alone (a request, a
+// revisit), which are Huffman-coded: one gzip member each, holding the
+// record, for both gzip readers; smaller than the headers; and a large
+// block with no body is compressed at the default level as before.
+func TestWriteRecordHeadOnly(t *testing.T) {
+	fields := []field{{"WARC-Type", typeRequest}, {"WARC-Record-ID", "<urn:uuid:6d0f7a2e-3b1c-4d5e-8f90-a1b2c3d4e5f6>"}}
+	req := []byte("GET /std/index.html HTTP/1.1\r\nHost: 127.0.0.1:18080\r\nUser-Agent: gentlecrawl/1.0 (+https://example.org/bot)\r\nAccept-Encoding: gzip, deflate, br, zstd\r\n\r\n")
+	for _, head := range [][]byte{nil, req, benchHTML(maxHeadOnly - 200), benchHTML(maxHeadOnly + 1)} {
+		want := append(appendHeader(nil, fields, len(head)), head...)
+		want = append(want, crlf+crlf...)
+		e := getEncoder()
+		var b bytes.Buffer
+		e.writeRecord(&b, fields, head, nil, 0)
+		putEncoder(e)
+		for name, open := range map[string]func(io.Reader) (io.Reader, error){
+			"klauspost": func(r io.Reader) (io.Reader, error) {
+				zr, err := gzip.NewReader(r)
+				if err == nil {
+					zr.Multistream(false)
+				}
+				return zr, err
+			},
+			"compress/gzip": func(r io.Reader) (io.Reader, error) {
+				zr, err := stdgzip.NewReader(r)
+				if err == nil {
+					zr.Multistream(false)
+				}
+				return zr, err
+			},
+		} {
+			in := bytes.NewReader(b.Bytes())
+			zr, err := open(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(zr)
+			if err != nil || !bytes.Equal(got, want) || in.Len() != 0 {
+				t.Fatalf("%s, head of %d bytes: %v; decoded %d bytes, want %d; %d bytes after the member", name, len(head), err, len(got), len(want), in.Len())
+			}
+		}
+		if len(head) > 0 && b.Len() >= len(want) {
+			t.Errorf("head of %d bytes: member of %d bytes, not smaller than the record's %d", len(head), b.Len(), len(want))
+		}
+		if len(head) > maxHeadOnly {
+			if w := gzipRecord(t, fields, head); !bytes.Equal(b.Bytes(), w) {
+				t.Errorf("head of %d bytes, over maxHeadOnly: not the default level's member", len(head))
 			}
 		}
 	}
