@@ -29,6 +29,9 @@ var ErrIncompatible = errors.New("frontier: job directory was written by an inco
 // nothing: 12 MiB of memory.
 const DefaultExpectedURLs = 10_000_000
 
+// walSyncInterval is the least time between two fsyncs of the store's log.
+const walSyncInterval = 2 * time.Millisecond
+
 // Options configure the embedded store.
 type Options struct {
 	Logger *slog.Logger
@@ -95,6 +98,13 @@ func Open(dir string, opts Options) (*Store, error) {
 		// Admission writes fast; bigger memtables mean fewer, larger
 		// flushes and less work for compactions.
 		MemTableSize: 32 << 20,
+		// Commits ask for an fsync so that their log records are
+		// written out at once (see Release); the writes go out at once
+		// still, but fsyncs are at least this far apart, shared by the
+		// commits of the interval: a tenth as many on a fast crawl,
+		// where fdatasync was 4 % of the CPU (issue #18). Power loss may
+		// lose the interval's changes; kill -9 does not.
+		WALMinSyncInterval: func() time.Duration { return walSyncInterval },
 	}
 	// A seen-check that the in-memory filter cannot answer is a Get of a
 	// key that is usually absent; a filter in each table answers most of
