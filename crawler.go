@@ -58,6 +58,8 @@ type Crawler struct {
 
 	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
 	space     *space
+	// offered are links this crawl has queued (or found seen) already.
+	offered offeredLinks
 
 	resumed      bool         // the job had run before
 	pagesStarted atomic.Int64 // for MaxPages

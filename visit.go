@@ -69,6 +69,9 @@ func (c *Crawler) release(ctx context.Context, t *turn, req frontier.ReleaseRequ
 			if r.Outcome != frontier.Retry && !r.Item.Recrawl {
 				c.demand.addFresh(t.host, -1) // a new URL settled
 			}
+			for i := range r.Add {
+				c.offered.put(r.Add[i].URL, r.Add[i].Canonical)
+			}
 		}
 	}
 	return added, err
@@ -723,6 +726,7 @@ func (c *Crawler) noteLoad(host string, load *hostload.Load) {
 // those not queued (printPage).
 func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL, keys []string, text *pageText) {
 	redirect := res.Status >= 300 && res.Status < 400
+	var srcs []string // a page's links as extracted, beside found
 	switch {
 	case redirect:
 		loc := res.Header.Get("Location")
@@ -771,10 +775,12 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 			return nil, canonical, nil, nil, text
 		}
 		found = make([]*url.URL, 0, len(page.Links))
+		srcs = make([]string, 0, len(page.Links))
 		for _, l := range page.Links {
 			if l.Kind == extract.KindPage && !l.NoFollow {
 				if u, err := url.Parse(l.URL); err == nil {
 					found = append(found, u)
+					srcs = append(srcs, l.URL)
 				}
 			}
 		}
@@ -805,6 +811,15 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		case c.extPolicy != nil && c.extSkip(u):
 			skipped++
 		default:
+			if i < len(srcs) && plainLink(srcs[i]) {
+				if key, ok := c.offered.get(srcs[i]); ok {
+					keys[i] = key // queued already: the frontier would find it seen
+					if verifyFirstVisits {
+						c.verifyOffered(srcs[i], key)
+					}
+					continue
+				}
+			}
 			if !dropWhole || u.Scheme != dropScheme || u.Host != dropHost {
 				drop, dropWhole = c.originDrop(u)
 				dropScheme, dropHost = u.Scheme, u.Host
