@@ -391,6 +391,21 @@ func (l *statusLog) all() []statusHit {
 	return slices.Clone(l.hits)
 }
 
+// sequence is the requests in order, "path=status" each, and the gap
+// after the one before for each request after a 503.
+func (l *statusLog) sequence() (seq string, after503 map[int]time.Duration) {
+	hits := l.all()
+	var parts []string
+	after503 = map[int]time.Duration{}
+	for i, h := range hits {
+		parts = append(parts, fmt.Sprintf("%s=%d", h.path, h.status))
+		if i > 0 && hits[i-1].status == 503 {
+			after503[i] = h.start.Sub(hits[i-1].end)
+		}
+	}
+	return strings.Join(parts, " "), after503
+}
+
 // aTestConfig crawls http://a.test/ on srv with a 20 ms delay.
 func aTestConfig(t *testing.T, srv *httptest.Server) gentlecrawl.Config {
 	job := t.TempDir()
@@ -428,26 +443,15 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		return status
 	}))
 	defer srv.Close()
-	c, err := gentlecrawl.New(aTestConfig(t, srv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := c.Run(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits := log.all()
-	var seq []string
-	for i, h := range hits {
-		seq = append(seq, fmt.Sprintf("%s=%d", h.path, h.status))
-		if i > 0 && hits[i-1].status == 503 {
-			if gap := h.start.Sub(hits[i-1].end); gap < time.Second {
-				t.Errorf("%s requested %v after a 503 with Retry-After: 1", h.path, gap)
-			}
+	sum := mustCrawl(t, t.Context(), aTestConfig(t, srv))
+	got, gaps := log.sequence()
+	for i, gap := range gaps {
+		if gap < time.Second {
+			t.Errorf("request %d made %v after a 503 with Retry-After: 1", i, gap)
 		}
 	}
 	want := "/robots.txt=404 /=200 /missing=404 /busy=503 /busy=503 /busy=200 /after=200"
-	if got := strings.Join(seq, " "); got != want {
+	if got != want {
 		t.Errorf("requests %s\nwant     %s", got, want)
 	}
 	if sum.Retries != 2 || sum.Slowed["a.test"] == "" {
@@ -489,27 +493,15 @@ func TestRobotsRetryAfter(t *testing.T) {
 			defer srv.Close()
 			cfg := aTestConfig(t, srv)
 			cfg.RobotsRetry = time.Hour // what a 503 without Retry-After would wait
-			c, err := gentlecrawl.New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum, err := c.Run(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			hits := log.all()
-			var seq []string
-			for i, h := range hits {
-				seq = append(seq, fmt.Sprintf("%s=%d", h.path, h.status))
-				if i > 0 && hits[i-1].status == 503 {
-					// The second refusal doubles the wait.
-					want := time.Second << (i - 1)
-					if gap := h.start.Sub(hits[i-1].end); gap < want {
-						t.Errorf("%s requested %v after a 503 with Retry-After: 1, want at least %v", h.path, gap, want)
-					}
+			sum := mustCrawl(t, t.Context(), cfg)
+			got, gaps := log.sequence()
+			for i, gap := range gaps {
+				// The second refusal doubles the wait.
+				if want := time.Second << (i - 1); gap < want {
+					t.Errorf("request %d made %v after a 503 with Retry-After: 1, want at least %v", i, gap, want)
 				}
 			}
-			if got := strings.Join(seq, " "); got != tt.want {
+			if got != tt.want {
 				t.Errorf("requests %s\nwant     %s", got, tt.want)
 			}
 			if sum.Stopped != tt.stopped {
