@@ -218,7 +218,8 @@ func hasParam(query, p string) bool {
 //
 // keys, when not nil, holds beside each link the key the crawl queued it
 // under ("" if none): for a link with no query and no path parameters it
-// is the same key whatever is dropped, and is not worked out again.
+// is the same key whatever is dropped, and is not worked out again. A nil
+// link is such a link, not parsed; its key must be given.
 func printPage(u *url.URL, text []byte, links []*url.URL, keys []string, keyOf func(*url.URL) string) *pagePrint {
 	own := keyOf(u)
 	p := &pagePrint{template: urlspace.KeyTemplate(own)}
@@ -229,7 +230,9 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keys []string, keyOf f
 	_, ownQuery, _ := strings.Cut(own, "?")
 	for i, l := range links {
 		var k string
-		if i < len(keys) && keys[i] != "" && l.RawQuery == "" && strings.IndexByte(l.Path, ';') < 0 {
+		if l == nil {
+			k = keys[i]
+		} else if i < len(keys) && keys[i] != "" && l.RawQuery == "" && strings.IndexByte(l.Path, ';') < 0 {
 			k = keys[i]
 		} else {
 			k = keyOf(l)

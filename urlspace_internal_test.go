@@ -250,6 +250,11 @@ func TestPrintPageKeys(t *testing.T) {
 	if *got != *want {
 		t.Errorf("with keys %+v\nwithout   %+v", *got, *want)
 	}
+	// A link not parsed (nil) is its key.
+	unparsed := append([]*url.URL{nil}, links[1:]...)
+	if got := printPage(page, text, unparsed, keys, keyOf); *got != *want {
+		t.Errorf("with the first link unparsed %+v\nwant %+v", *got, *want)
+	}
 	// A key given for a plain link is used.
 	keys[0] = "http://a.test/other"
 	if got := printPage(page, text, links, keys, keyOf); got.links == want.links {

@@ -723,10 +723,10 @@ func (c *Crawler) noteLoad(host string, load *hostload.Load) {
 // page was a quarter of the crawl's CPU).
 //
 // keys holds beside each of found the key it was queued under, "" for
-// those not queued (printPage).
+// those not queued (printPage). A link this crawl had queued before is
+// not parsed: found holds nil for it, and keys its key.
 func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL, keys []string, text *pageText) {
 	redirect := res.Status >= 300 && res.Status < 400
-	var srcs []string // a page's links as extracted, beside found
 	switch {
 	case redirect:
 		loc := res.Header.Get("Location")
@@ -774,21 +774,30 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 			c.stats.update(func(s *Summary) { s.NoFollowPages++ })
 			return nil, canonical, nil, nil, text
 		}
+		// A link this crawl has queued already (offeredLinks) is not
+		// parsed: found holds nil for it, and keys its key. It was in
+		// scope when it was queued, and the scope only ever widens.
 		found = make([]*url.URL, 0, len(page.Links))
-		srcs = make([]string, 0, len(page.Links))
+		keys = make([]string, 0, len(page.Links))
 		for _, l := range page.Links {
-			if l.Kind == extract.KindPage && !l.NoFollow {
-				if u, err := url.Parse(l.URL); err == nil {
-					found = append(found, u)
-					srcs = append(srcs, l.URL)
+			if l.Kind != extract.KindPage || l.NoFollow {
+				continue
+			}
+			if plainLink(l.URL) {
+				if key, ok := c.offered.get(l.URL); ok {
+					if verifyFirstVisits {
+						c.verifyOffered(l.URL, key)
+					}
+					found, keys = append(found, nil), append(keys, key)
+					continue
 				}
+			}
+			if u, err := url.Parse(l.URL); err == nil {
+				found, keys = append(found, u), append(keys, "")
 			}
 		}
 	}
-	// Sized once: a page of documentation has hundreds of links, and a
-	// Candidate is some 200 bytes; growing by appends was a sixth of
-	// what a crawl allocated.
-	out := make([]frontier.Candidate, 0, len(found))
+	var out []frontier.Candidate
 	var outOfScope, tooDeep, skipped int
 	depth := item.Depth + 1
 	if redirect {
@@ -801,9 +810,13 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		drop                 func(string) bool
 		dropWhole            bool
 	)
-	keys = make([]string, len(found))
+	if keys == nil {
+		keys = make([]string, len(found))
+	}
 	for i, u := range found {
 		switch {
+		case u == nil:
+			// Queued already.
 		case !c.inScope.has(u):
 			outOfScope++
 		case c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth:
@@ -811,15 +824,6 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		case c.extPolicy != nil && c.extSkip(u):
 			skipped++
 		default:
-			if i < len(srcs) && plainLink(srcs[i]) {
-				if key, ok := c.offered.get(srcs[i]); ok {
-					keys[i] = key // queued already: the frontier would find it seen
-					if verifyFirstVisits {
-						c.verifyOffered(srcs[i], key)
-					}
-					continue
-				}
-			}
 			if !dropWhole || u.Scheme != dropScheme || u.Host != dropHost {
 				drop, dropWhole = c.originDrop(u)
 				dropScheme, dropHost = u.Scheme, u.Host

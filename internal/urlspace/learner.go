@@ -308,15 +308,17 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 // every response are recognized whatever their name: a session id or a
 // tracking token. Such a parameter is then learned from a single pair of
 // URLs that differ in it and return the same content (Observe), where
-// other parameters need MinValues. Links to other hosts are ignored.
+// other parameters need MinValues. Links to other hosts are ignored, and
+// so are nil links (the caller's for links it did not parse, which have no
+// parameters).
 func (l *Learner) ObserveLinks(page *url.URL, links []*url.URL) {
 	host := urlnorm.HostKey(page)
 	// The keys are made before the lock is taken: other pages' workers
 	// wait on it.
 	var params []param
 	for _, u := range links {
-		if u.RawQuery == "" && !strings.Contains(u.EscapedPath(), ";") {
-			continue
+		if u == nil || u.RawQuery == "" && !strings.Contains(u.EscapedPath(), ";") {
+			continue // nil: a link without parameters, not parsed
 		}
 		if urlnorm.HostKey(u) != host {
 			continue

@@ -154,6 +154,7 @@ func TestFreshParams(t *testing.T) {
 	l4 := NewLearner(LearnerConfig{})
 	for r := range 4 {
 		l4.ObserveLinks(page, []*url.URL{
+			nil, // a link the caller did not parse: ignored
 			mustParse(t, fmt.Sprintf("%s/a?v=%c%d%c%d%c%d", host, 'a'+r, r, 'k'+r, r+3, 'x'-r, r+5)),
 			mustParse(t, fmt.Sprintf("%s/b?w=%s", host, []string{"red", "green", "blue", "black"}[r])),
 		})
