@@ -440,9 +440,10 @@ const (
 	purposeRefresh   = "refresh"   // a URL fetched before: is it still the same?
 )
 
-// verifyFirstVisits makes history check, on every URL it does not read
-// the history of, that there is none (set by the package's tests).
-var verifyFirstVisits bool
+// verifyShortcuts makes the crawl check the work it skips (set by the
+// package's tests): that a URL whose history it does not read has none
+// (history), and that a link it skips as queued is seen (verifyOffered).
+var verifyShortcuts bool
 
 // history returns what is known of item's URL (canonical) from earlier
 // visits. A URL queued when it was found and never tried has none: a
@@ -455,7 +456,7 @@ func (c *Crawler) history(ctx context.Context, item *frontier.Item, canonical st
 	if item.Recrawl || item.Attempts > 0 || item.Hops > 0 || item.AsIs || item.Kind != "" {
 		return c.store.History(ctx, canonical)
 	}
-	if verifyFirstVisits {
+	if verifyShortcuts {
 		if h, err := c.store.History(ctx, canonical); err != nil || h != nil {
 			return nil, fmt.Errorf("gentlecrawl: %s, queued on discovery, has a history: %+v (%v)", item.URL, h, err)
 		}
@@ -785,7 +786,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 			}
 			if plainLink(l.URL) {
 				if key, ok := c.offered.get(l.URL); ok {
-					if verifyFirstVisits {
+					if verifyShortcuts {
 						c.verifyOffered(l.URL, key)
 					}
 					found, keys = append(found, nil), append(keys, key)

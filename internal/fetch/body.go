@@ -339,14 +339,18 @@ func (rc *recorder) take() []byte {
 	}
 	// bytes.Join of two or more parts allocates without zeroing first.
 	var inline [8][]byte
-	parts := inline[:0]
+	return bytes.Join(append(rc.parts(inline[:0]), nil), nil)
+}
+
+// parts appends the recorded bytes to dst, chunk by chunk, in order.
+func (rc *recorder) parts(dst [][]byte) [][]byte {
 	if len(rc.more) > 0 {
-		parts = append(parts, *rc.first)
+		dst = append(dst, *rc.first)
 		for _, c := range rc.more[:len(rc.more)-1] {
-			parts = append(parts, *c)
+			dst = append(dst, *c)
 		}
 	}
-	return bytes.Join(append(parts, rc.buf, nil), nil)
+	return append(dst, rc.buf)
 }
 
 // takePooled is take, into a buffer of the body pool when the bytes are in
@@ -358,13 +362,10 @@ func (rc *recorder) takePooled() ([]byte, *[]byte) {
 	}
 	p := getBodyBuf(int(rc.size()))
 	b := (*p)[:0]
-	if len(rc.more) > 0 {
-		b = append(b, *rc.first...)
-		for _, c := range rc.more[:len(rc.more)-1] {
-			b = append(b, *c...)
-		}
+	var inline [8][]byte
+	for _, part := range rc.parts(inline[:0]) {
+		b = append(b, part...)
 	}
-	b = append(b, rc.buf...)
 	return b[:len(b):len(b)], p
 }
 
