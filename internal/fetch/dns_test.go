@@ -188,6 +188,7 @@ func TestDNSRebinding(t *testing.T) {
 	c := newClient(t, Config{Resolver: r, DNSTTL: -1, DNSNegativeTTL: -1})
 	c.dial.allow = func(ap netip.AddrPort) bool { return ap == allowed } // stands in for a public address
 	c.tr.DisableKeepAlives = true                                        // a new connection, so a new lookup, each time
+	c.h1.keepAlive = false
 	u := mustURL(t, fmt.Sprintf("http://rebind.example:%d/", allowed.Port()))
 	if res := do(t, c, Request{URL: u}); string(res.Body) != "ok" {
 		t.Fatalf("first fetch: %q", res.Body)

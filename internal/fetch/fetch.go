@@ -190,7 +190,8 @@ type Result struct {
 // for DNS lookups in flight.
 type Client struct {
 	cfg   Config
-	tr    *http.Transport
+	tr    *http.Transport // https:// URLs (HTTP/2 or HTTP/1.1)
+	h1    *h1             // http:// URLs
 	dial  *dialer
 	dns   *dnsCache
 	log   *slog.Logger
@@ -235,6 +236,7 @@ func New(cfg Config) (*Client, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	c.tr, c.dial = tr, d
+	c.h1 = newH1(d.DialContext, cfg.MaxHeaderBytes)
 	return c, nil
 }
 
@@ -242,6 +244,7 @@ func New(cfg Config) (*Client, error) {
 // Client must not be used after Close.
 func (c *Client) Close() {
 	c.tr.CloseIdleConnections()
+	c.h1.closeIdle(true)
 	c.dns.close()
 }
 
@@ -321,16 +324,23 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 	hreq.URL = u
 	hreq.Host = host
 	hreq.Header = h
-	// A body that is not http.NoBody makes the request non-replayable, so
-	// the Transport does not silently send it a second time when a reused
-	// connection fails before the response: a server that dropped the
-	// connection after reading the request would see it twice, with no gap
-	// between. The body is empty, so nothing but the request goes out;
-	// Do retries by itself when the request provably never left.
-	hreq.Body = emptyBody{}
 
 	res.Start = c.now()
-	resp, err := c.tr.RoundTrip(hreq)
+	var resp *http.Response
+	if u.Scheme == "http" {
+		// Exactly the bytes recorded go out.
+		resp, err = c.h1.roundTrip(hreq, res.RequestRaw)
+	} else {
+		// A body that is not http.NoBody makes the request non-replayable,
+		// so the Transport does not silently send it a second time when a
+		// reused connection fails before the response: a server that
+		// dropped the connection after reading the request would see it
+		// twice, with no gap between. The body is empty, so nothing but
+		// the request goes out; Do retries by itself when the request
+		// provably never left.
+		hreq.Body = emptyBody{}
+		resp, err = c.tr.RoundTrip(hreq)
+	}
 	headAt := c.now()
 	tr.stopTimers()
 	tr.mu.Lock()
