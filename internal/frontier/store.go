@@ -25,9 +25,9 @@ const FormatVersion = "4"
 // ErrIncompatible is returned by Open for a store written by another format version.
 var ErrIncompatible = errors.New("frontier: job directory was written by an incompatible version of gentlecrawl")
 
-// DefaultExpectedURLs sizes the in-memory seen filter when Options say
-// nothing: 12 MiB of memory.
-const DefaultExpectedURLs = 10_000_000
+// DefaultExpectedURLs sizes the in-memory seen filter's first layer when
+// Options say nothing: 512 KiB of memory. It grows as URLs are seen.
+const DefaultExpectedURLs = 256 << 10
 
 // walSyncInterval is the least time between two fsyncs of the store's log.
 // Nothing on a crawl's path waits for a release's fsync, so the interval
@@ -41,9 +41,9 @@ const walSyncInterval = 10 * time.Millisecond
 type Options struct {
 	Logger *slog.Logger
 	FS     vfs.FS // nil: the operating system's; tests inject failures here
-	// ExpectedURLs sizes the in-memory filter in front of the seen-set
-	// (10 bits per URL); 0: DefaultExpectedURLs. A crawl that sees more
-	// stays correct and reads the disk more often.
+	// ExpectedURLs sizes the first layer of the in-memory filter in front
+	// of the seen-set (10 bits per URL); 0: DefaultExpectedURLs. The filter
+	// grows past it, by layers of twice as many URLs.
 	ExpectedURLs int
 	Limits
 }

@@ -73,9 +73,9 @@ func NewIndex[V any](k, maxEntries int) *Index[V] {
 		b++
 	}
 	ix.bucket = min(b, ix.width[k])
-	ix.mu.fps = make([]uint64, 0, min(maxEntries, 1<<16))
-	ix.mu.vals = make([]V, 0, min(maxEntries, 1<<16))
-	ix.mu.next = make([][MaxK + 1]int32, 0, min(maxEntries, 1<<16))
+	ix.mu.fps = make([]uint64, 0, min(maxEntries, 1<<10))
+	ix.mu.vals = make([]V, 0, min(maxEntries, 1<<10))
+	ix.mu.next = make([][MaxK + 1]int32, 0, min(maxEntries, 1<<10))
 	for t := 0; t <= k; t++ {
 		ix.mu.head[t] = make([]int32, 1<<ix.bucket)
 		ix.mu.tail[t] = make([]int32, 1<<ix.bucket)
