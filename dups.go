@@ -42,7 +42,9 @@ const minWordsForCopy = 50
 
 // maxDupEntries bounds each of dupIndex's maps; when one is full, new pages
 // are no longer remembered (a duplicate can be missed, never invented).
-const maxDupEntries = 1 << 17
+// Full, the three hold some 15 MB (about 230 bytes a page with the maps'
+// slack and the URLs).
+const maxDupEntries = 1 << 16
 
 // dupIndex finds, for each fetched HTML page, whether it repeats a page
 // fetched before (urlspace.Dup), from its content. It is safe for

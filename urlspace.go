@@ -52,6 +52,13 @@ type dupCounts struct {
 	example         string // "URL ≈ URL"
 }
 
+// maxNearEntries bounds the near-duplicate index: the fingerprints of the
+// last 65,536 HTML pages fetched, the oldest forgotten first. At about 130
+// bytes an entry (fingerprint, chain links, "origin URL") it holds at most
+// some 8.5 MB; a million, as before, let a long crawl's memory grow by up
+// to 130 MB (issue #18: memory flat in the number of pages).
+const maxNearEntries = 1 << 16
+
 func newSpace() *space {
 	return &space{
 		learner:   urlspace.NewLearner(urlspace.LearnerConfig{}),
@@ -61,7 +68,7 @@ func newSpace() *space {
 		repeats:   newDupIndex(),
 
 		maxStripped: maxStripped,
-		near:        simhash.NewIndex[string](3, 1<<20),
+		near:        simhash.NewIndex[string](3, maxNearEntries),
 	}
 }
 
