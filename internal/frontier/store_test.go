@@ -145,10 +145,13 @@ func TestStoreFailureIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	failing.Store(true)
-	// Add does not wait for its sync: it fails, or the next call does.
+	// Neither Add nor PutRobots waits for its sync: the failure comes with
+	// a call made after the store's waiter has seen it.
 	_, err = s.Add(ctx, frontier.Batch{Add: []frontier.Candidate{cand(a, "/2")}})
-	if err == nil {
-		err = s.PutRobots(ctx, a, &frontier.RobotsRecord{})
+	for deadline := time.Now().Add(30 * time.Second); err == nil && time.Now().Before(deadline); {
+		if err = s.PutRobots(ctx, a, &frontier.RobotsRecord{}); err == nil {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	if !errors.Is(err, frontier.ErrStoreFailed) || !strings.Contains(err.Error(), "resumed") {
 		t.Fatalf("Add on a full disk, then PutRobots = %v; want ErrStoreFailed with a clear message", err)
