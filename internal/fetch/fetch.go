@@ -109,6 +109,7 @@ type Result struct {
 	// pool says to take them (Request.Pooled).
 	pooled [2]*[]byte
 	pool   bool
+	digest string // PayloadDigest, once worked out
 
 	// DecodeErr is set when the body arrived whole but did not decode (a
 	// corrupt or incomplete gzip stream, or trailing garbage). Body holds
