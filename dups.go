@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
 	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
@@ -31,7 +32,7 @@ type pagePrint struct {
 // near-identical to it (numbers and dates aside), under the same template,
 // with the same links elsewhere. Never 0.
 func (p *pagePrint) chain() uint64 {
-	h := mix(p.masked ^ mix(hashString(p.template)) ^ mix(p.outTmpl+1))
+	h := simhash.Mix(p.masked ^ simhash.Mix(hashString(p.template)) ^ simhash.Mix(p.outTmpl+1))
 	return h | 1
 }
 
@@ -113,7 +114,7 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 		}
 	}
 	if p.words > 0 {
-		k := hk ^ mix(p.bag)
+		k := hk ^ simhash.Mix(p.bag)
 		if e, ok := d.bags[k]; ok && e.url != own {
 			path, template := pathTemplate(e.url, keyOf)
 			if tail, ok := extends(p.path, path); ok {
@@ -127,7 +128,7 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 		}
 	}
 	if p.nOut >= 5 {
-		k := hk ^ mix(hashString(p.path)^mix(p.outPath))
+		k := hk ^ simhash.Mix(hashString(p.path)^simhash.Mix(p.outPath))
 		if e, ok := d.orders[k]; ok && e.url != own {
 			if e.order != p.order {
 				_, template := pathTemplate(e.url, keyOf)
@@ -239,7 +240,7 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keys []string, keyOf f
 		} else {
 			k = keyOf(l)
 		}
-		h := mix(hashString(k))
+		h := simhash.Mix(hashString(k))
 		p.links += h
 		tmpl := urlspace.KeyTemplate(k)
 		if tmplPath, _, _ := strings.Cut(tmpl, "?"); tmplPath != ownPath {
@@ -248,10 +249,10 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keys []string, keyOf f
 			// the same list sorted two ways has the same links.
 			h := h
 			if ownQuery != "" {
-				h = mix(hashString(withoutParams(k, ownQuery)))
+				h = simhash.Mix(hashString(withoutParams(k, ownQuery)))
 			}
 			p.outPath += h
-			order = mix(order ^ h)
+			order = simhash.Mix(order ^ h)
 			p.nOut++
 		}
 		if tmpl != p.template {
@@ -288,9 +289,9 @@ func textPrints(text []byte) (bag, masked uint64, words int) {
 		sum += x
 		switch {
 		case digit:
-			msum += mix(0x23) // "#"
+			msum += simhash.Mix(0x23) // "#"
 		case dateWord(w):
-			msum += mix(0x40) // "@"
+			msum += simhash.Mix(0x40) // "@"
 		default:
 			msum += x
 		}
@@ -301,7 +302,7 @@ func textPrints(text []byte) (bag, masked uint64, words int) {
 	return sum ^ n, msum ^ n, words
 }
 
-// wordHash is FNV-1a of a word, spread by mix so that sums of similar
+// wordHash is FNV-1a of a word, spread by simhash.Mix so that sums of similar
 // word hashes do not collide.
 func wordHash(w []byte) uint64 {
 	x := uint64(14695981039346656037)
@@ -309,17 +310,7 @@ func wordHash(w []byte) uint64 {
 		x ^= uint64(c)
 		x *= 1099511628211
 	}
-	return mix(x)
-}
-
-// mix is the splitmix64 finaliser.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return simhash.Mix(x)
 }
 
 func hashString(s string) uint64 {

@@ -67,7 +67,8 @@ func (b *bloomLayer) split(h []byte) (block []uint64, probes uint64) {
 }
 
 // mix64 is the splitmix64 finaliser: every input bit changes about half of
-// the output bits.
+// the output bits. (simhash.Mix is the same; the frontier imports nothing
+// of the project, see the design notes' import rules.)
 func mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9

@@ -102,14 +102,15 @@ func isWordASCII(c byte) bool {
 func shingle(words []uint64) uint64 {
 	h := uint64(fnvOffset)
 	for _, w := range words {
-		h = mix(h ^ w)
+		h = Mix(h ^ w)
 	}
 	return h
 }
 
-// mix is the finalizer of SplitMix64: every input bit affects every
-// output bit, which simhash needs from its feature hashes.
-func mix(x uint64) uint64 {
+// Mix is the finalizer of SplitMix64: every input bit affects every
+// output bit, which simhash needs from its feature hashes (and which the
+// crawler's duplicate prints use too).
+func Mix(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
