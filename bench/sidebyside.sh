@@ -7,6 +7,9 @@
 #
 # Usage: bench/sidebyside.sh            (from anywhere; ROUNDS=3 by default)
 #        ROUNDS=5 bench/sidebyside.sh
+#        OUTDIR=/dev/shm bench/sidebyside.sh   (every crawler writes its output
+#                                              there, e.g. to memory: Wget2's CPU is
+#                                              then mostly not the kernel writing files)
 # Needs: go, nginx (/usr/sbin/nginx), wget2, /usr/bin/time, rust-doc.
 # As root, missing wget2 / rust-doc / time are installed with apt-get.
 set -euo pipefail
@@ -42,6 +45,7 @@ cleanup() {
 		kill "$(cat "$NGINX_DIR/nginx.pid")" 2>/dev/null || true
 		sleep 0.3
 	fi
+	[[ -z ${KEEP:-} && -n ${OUT:-} ]] && rm -rf "$OUT"
 	[[ -n ${KEEP:-} ]] && echo "sidebyside: kept $TMP" >&2 && return
 	rm -rf "$TMP"
 }
@@ -92,7 +96,7 @@ curl -fsS -o /dev/null "http://127.0.0.1:$PORT/std/index.html" || die "nginx doe
 
 BASE=http://127.0.0.1:$PORT/std/
 SEED=${BASE}index.html
-OUT=$TMP/out
+OUT=${OUTDIR:-$TMP}/sidebyside-out.$$
 
 # The command lines, with OUT standing for a fresh per-run directory.
 CMD_gentlecrawl="$TMP/gentlecrawl crawl --job OUT/job -q --delay 0 --allow-private-networks --include ^${BASE} $SEED"
@@ -130,7 +134,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo
-echo "rust-doc $(dpkg-query -W -f='${Version}' rust-doc 2>/dev/null || echo '?') /std/ from nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1, $ROUNDS rounds alternating, $(nproc) CPUs"
+echo "rust-doc $(dpkg-query -W -f='${Version}' rust-doc 2>/dev/null || echo '?') /std/ from nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1, $ROUNDS rounds alternating, $(nproc) CPUs, output to $(df --output=fstype "$(dirname "$OUT")" | tail -1) ($(dirname "$OUT"))"
 echo
 echo "| crawler | pages | wall s (min–max) | CPU ms/page (min–max) | peak RSS MB (min–max) |"
 echo "|---|---:|---:|---:|---:|"
