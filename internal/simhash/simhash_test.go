@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func words(r *rand.Rand, n int) []string {
@@ -178,5 +180,102 @@ func BenchmarkNear(b *testing.B) {
 			b.Fatal("no match")
 		}
 		i += 7919
+	}
+}
+
+// sumReference is Sum as it was written before its bytes were classified
+// by table (a comparison per kind of byte): Sum must give the same
+// fingerprints, which the crawl compares across its pages.
+func sumReference(text []byte) uint64 {
+	isWordASCII := func(c byte) bool {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	var (
+		acc    accumulator
+		window [Shingle]uint64
+		words  int
+	)
+	for i := 0; i < len(text); {
+		for i < len(text) {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				if isWordASCII(c) {
+					break
+				}
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRune(text[i:])
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				break
+			}
+			i += n
+		}
+		if i >= len(text) {
+			break
+		}
+		h := uint64(fnvOffset)
+		for i < len(text) {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				if !isWordASCII(c) {
+					break
+				}
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				h = (h ^ uint64(c)) * fnvPrime
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRune(text[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			r = unicode.ToLower(r)
+			for r > 0 {
+				h = (h ^ uint64(r&0xff)) * fnvPrime
+				r >>= 8
+			}
+			i += n
+		}
+		copy(window[:], window[1:])
+		window[Shingle-1] = h
+		words++
+		if words >= Shingle {
+			acc.add(shingle(window[:]))
+		}
+	}
+	if words == 0 {
+		return 0
+	}
+	if words < Shingle {
+		acc.add(shingle(window[Shingle-words:]))
+	}
+	return acc.sum()
+}
+
+// Sum gives the reference's fingerprints on text of every kind of byte:
+// letters of both cases, digits, punctuation, control bytes, multi-byte
+// letters and symbols, and invalid UTF-8.
+func TestSumMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	pieces := []string{"a", "Z", "q", "7", "0", " ", "\t", "\n", ".", ",", "-", "_", "<", "\x00", "\x7f",
+		"é", "É", "ß", "Ж", "ж", "漢", "٣", "€", "—", "\u00a0", "\xff", "\xc3", "\xe2\x82", "Ǆ", "İ"}
+	for n := range 3000 {
+		var b strings.Builder
+		for range r.IntN(200) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := []byte(b.String())
+		if got, want := Sum(text), sumReference(text); got != want {
+			t.Fatalf("text %d %q: Sum = %x, reference %x", n, text, got, want)
+		}
+	}
+	for c := range 256 {
+		text := []byte{'a', 'b', byte(c), 'c', ' ', 'd', 'e', 'f', byte(c)}
+		if got, want := Sum(text), sumReference(text); got != want {
+			t.Fatalf("byte %#x: Sum = %x, reference %x", c, got, want)
+		}
 	}
 }
