@@ -261,3 +261,52 @@ func TestPrintPageKeys(t *testing.T) {
 		t.Error("the key given for a link without query was not used")
 	}
 }
+
+// dateWord with the prefix test gives what it gave without it: on every
+// name, cased and punctuated, on every three-letter word, and on near misses.
+func TestDatePrefix(t *testing.T) {
+	// The test as it was: trim, then look up.
+	reference := func(w []byte) bool {
+		for len(w) > 0 && !isLetter(w[0]) {
+			w = w[1:]
+		}
+		for len(w) > 0 && !isLetter(w[len(w)-1]) {
+			w = w[:len(w)-1]
+		}
+		if len(w) < 3 || len(w) > 9 {
+			return false
+		}
+		var buf [9]byte
+		for i, c := range w {
+			if !isLetter(c) {
+				return false
+			}
+			buf[i] = c | 0x20
+		}
+		return dateNames[string(buf[:len(w)])]
+	}
+	words := []string{"jam", "mayor", "sunday1", "sun-day", "thursdays", "decade", "ja", "", "...", "février", "monday'", "mond", "@@@", "0ct"}
+	for n := range dateNames {
+		words = append(words, n, strings.ToUpper(n), strings.ToUpper(n[:1])+n[1:], "("+n+"),", n+"s")
+	}
+	for a := 'a'; a <= 'z'; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			for c := 'a'; c <= 'z'; c++ {
+				words = append(words, string([]rune{a, b, c}))
+			}
+		}
+	}
+	dates := 0
+	for _, w := range words {
+		got, want := dateWord([]byte(w)), reference([]byte(w))
+		if got != want {
+			t.Errorf("dateWord(%q) = %v, want %v", w, got, want)
+		}
+		if got {
+			dates++
+		}
+	}
+	if dates < 4*len(dateNames) {
+		t.Errorf("only %d date words among the names' forms", dates)
+	}
+}
