@@ -31,7 +31,7 @@ import (
 // status line, fields, Content-Length, chunking, Connection), and keeps
 // the Transport's rules where they matter to a server: the response head
 // is capped at maxHeader bytes read, at most maxIdlePerHost connections
-// per address wait for reuse and none longer than idleTimeout, a body
+// per host and port wait for reuse and none longer than idleTimeout, a body
 // closed before its end closes its connection instead of being read to
 // the end, and a request is never sent twice on its own (Client.Do
 // retries a request that provably never left).
@@ -135,7 +135,7 @@ func (t *h1) roundTrip(req *http.Request, raw []byte) (*http.Response, error) {
 	stop := context.AfterFunc(ctx, func() { pc.conn.SetDeadline(aLongTimeAgo) })
 	fail := func(err error) (*http.Response, error) {
 		stop()
-		pc.close()
+		pc.conn.Close()
 		if ctx.Err() != nil {
 			// As net/http: the context's error, whatever the connection said.
 			return nil, fmt.Errorf("%w: %w", ctx.Err(), err)
@@ -347,8 +347,6 @@ func (t *h1) closeIdle(final bool) {
 	}
 }
 
-func (pc *h1Conn) close() { pc.conn.Close() }
-
 // h1Body is a response body read from its connection. It is read by one
 // goroutine at a time, as the http.Response contract says.
 type h1Body struct {
@@ -390,5 +388,5 @@ func (b *h1Body) finish(complete bool) {
 		b.pc.t.put(b.pc)
 		return
 	}
-	b.pc.close()
+	b.pc.conn.Close()
 }

@@ -388,3 +388,24 @@ func TestH1IdleLimit(t *testing.T) {
 		t.Errorf("%d idle connections, want 3", c.h1.mu.n)
 	}
 }
+
+// At most maxIdle connections wait for reuse in all, whatever the hosts.
+func TestH1IdleLimitInAll(t *testing.T) {
+	c := newTestClient(t)
+	c.h1.maxIdle = 2
+	for range 4 {
+		s := newAliveServer(t, func(_ int, _ *http.Request, _ []byte, w net.Conn) bool {
+			okResponse(w, "ok", "")
+			return true
+		})
+		mustDo(t, c, s.url("/"))
+	}
+	c.h1.mu.Lock()
+	n, hosts := c.h1.mu.n, len(c.h1.mu.idle)
+	c.h1.mu.Unlock()
+	if n != 2 || hosts != 2 {
+		t.Errorf("%d idle connections to %d hosts after 4 hosts, want 2 and 2", n, hosts)
+	}
+	// Before the servers' cleanup, which waits for their connections.
+	c.h1.closeIdle(false)
+}

@@ -17,7 +17,7 @@ import (
 // "maybe" seen when any layer says so. A filter sized up front for ten
 // million URLs was 16 MiB, a third of a one-host crawl's live heap (issue
 // #18); the first layer is now sized for ExpectedURLs, by default a quarter
-// of a million (512 KiB).
+// of a million (320 KiB).
 //
 // Each layer is a blocked filter: all the probes of a key fall in one 64-byte
 // block, one cache miss per lookup instead of one per probe, for a slightly

@@ -26,14 +26,13 @@ const FormatVersion = "4"
 var ErrIncompatible = errors.New("frontier: job directory was written by an incompatible version of gentlecrawl")
 
 // DefaultExpectedURLs sizes the in-memory seen filter's first layer when
-// Options say nothing: 512 KiB of memory. It grows as URLs are seen.
+// Options say nothing: 320 KiB of memory. It grows as URLs are seen.
 const DefaultExpectedURLs = 256 << 10
 
 // walSyncInterval is the least time between two fsyncs of the store's log.
 // Nothing on a crawl's path waits for a release's fsync, so the interval
 // bounds only what power loss can take (the WARC file, for its part, is
-// synced when it is closed); a store of robots.txt or a meta value waits
-// for it. At 2 ms the whole rust-doc crawl made 4,660 fsyncs; at 10 ms the
+// synced when it is closed); only a store of a meta value waits for it. At 2 ms the whole rust-doc crawl made 4,660 fsyncs; at 10 ms the
 // crawl took 0.86-0.94x the CPU (issue #18).
 const walSyncInterval = 10 * time.Millisecond
 

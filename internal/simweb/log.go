@@ -140,8 +140,8 @@ type countingWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
-	held   []byte // the last byte written, held back until flush
-	one    [1]byte
+	last   byte // the last byte written, held back until flush while held
+	held   bool
 }
 
 func (c *countingWriter) WriteHeader(code int) {
@@ -172,19 +172,18 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	c.one[0] = b[len(b)-1]
-	c.held = c.one[:]
+	c.last, c.held = b[len(b)-1], true
 	return len(b), nil
 }
 
 // release writes the byte held back, if any.
 func (c *countingWriter) release() error {
-	if len(c.held) == 0 {
+	if !c.held {
 		return nil
 	}
-	n, err := c.ResponseWriter.Write(c.held)
+	c.held = false
+	n, err := c.ResponseWriter.Write([]byte{c.last})
 	c.bytes += int64(n)
-	c.held = nil
 	return err
 }
 
