@@ -15,7 +15,7 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 // the root imports the root, and no package imports one beside it unless
 // listed here.
 var layering = map[string][]string{
-	"cmd/gentlecrawl":   {"internal/cli"},
+	"cmd/gentlecrawl":   {"internal/cli", "internal/gctune"},
 	"cmd/simweb":        {"internal/simweb"},
 	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check"},
 	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/frontier/postgres", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},
@@ -31,6 +31,7 @@ var layering = map[string][]string{
 	"internal/frontier/frontiertest": {"internal/frontier"},
 	"internal/simweb":                {},
 	"internal/simhash":               {},
+	"internal/gctune":                {},
 	"internal/revisit":               {},
 	"internal/reqlog":                {},
 	"internal/metrics":               {"internal/reqlog"},
