@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
 	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
@@ -215,7 +216,7 @@ func hasParam(query, p string) bool {
 	return false
 }
 
-// printPage computes a page's prints from its visible text and its links
+// printPage computes a page's prints from those of its visible text and its links
 // (absolute, as found). keyOf gives a URL's key with every parameter known
 // or suspected not to matter left out.
 //
@@ -223,10 +224,10 @@ func hasParam(query, p string) bool {
 // under ("" if none): for a link with no query and no path parameters it
 // is the same key whatever is dropped, and is not worked out again. A nil
 // link is such a link, not parsed; its key must be given.
-func printPage(u *url.URL, text []byte, links []*url.URL, keys []string, keyOf func(*url.URL) string) *pagePrint {
+func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf func(*url.URL) string) *pagePrint {
 	own := keyOf(u)
 	p := &pagePrint{template: urlspace.KeyTemplate(own)}
-	p.bag, p.masked, p.words = textPrints(text)
+	p.bag, p.masked, p.words = tp.bag, tp.masked, tp.words
 	p.path = keyPath(own)
 	var order uint64 = 14695981039346656037
 	ownPath, _, _ := strings.Cut(p.template, "?")
@@ -263,55 +264,124 @@ func printPage(u *url.URL, text []byte, links []*url.URL, keys []string, keyOf f
 	return p
 }
 
-// textPrints hashes the multiset of words in text, whatever their order
-// (the bag of words), and the same multiset with every word holding a digit
-// and every English month or weekday name masked: the prints of two days
-// of a calendar differ, their masked prints do not.
-func textPrints(text []byte) (bag, masked uint64, words int) {
-	var sum, msum uint64
+// textPrint is what a page's visible text is judged by.
+type textPrint struct {
+	sim         uint64 // simhash.Sum of the text, for near-duplicates
+	bag, masked uint64 // the bag of words, plain and masked (printText)
+	words       int
+}
+
+// printText reads text once for its simhash and its bag-of-words prints.
+//
+// The bag print hashes the multiset of words in text (runs of bytes that
+// are not white space), whatever their order; the masked print hashes the
+// same multiset with every word holding a digit and every English month or
+// weekday name masked: the prints of two days of a calendar differ, their
+// masked prints do not.
+//
+// The simhash is simhash.Sum's, whose words are runs of letters and digits
+// (a white-space word may hold several, or none): both kinds of word are
+// hashed in the same pass over the bytes, which cost half as much as
+// reading the text twice.
+func printText(text []byte) textPrint {
+	var (
+		sb        simhash.Builder
+		sum, msum uint64
+		words     int
+	)
 	for i := 0; i < len(text); {
-		for i < len(text) && isSpace(text[i]) {
+		for i < len(text) && textClass[text[i]] == classSpace {
 			i++
 		}
-		j := i
-		digit := false
-		for j < len(text) && !isSpace(text[j]) {
-			if '0' <= text[j] && text[j] <= '9' {
-				digit = true
-			}
-			j++
-		}
-		if j == i {
+		if i == len(text) {
 			break
 		}
-		w := text[i:j]
-		x := wordHash(w)
+		start := i
+		hb := uint64(14695981039346656037) // FNV-1a of the word's bytes
+		hs := uint64(simhash.WordOffset)   // the simhash word being read
+		inSim, digit := false, false
+		for i < len(text) {
+			c := text[i]
+			k := textClass[c]
+			if k >= '0' && k < utf8.RuneSelf {
+				// An ASCII letter or digit, lowercased.
+				hb = (hb ^ uint64(c)) * 1099511628211
+				hs = simhash.HashByte(hs, k)
+				inSim = true
+				digit = digit || k <= '9'
+				i++
+				continue
+			}
+			if k == classSpace {
+				break
+			}
+			if k == classOther {
+				hb = (hb ^ uint64(c)) * 1099511628211
+				if inSim {
+					sb.Add(hs)
+					hs, inSim = simhash.WordOffset, false
+				}
+				i++
+				continue
+			}
+			// A multi-byte sequence (or a byte not valid in UTF-8).
+			r, n := utf8.DecodeRune(text[i:])
+			for _, b := range text[i : i+n] {
+				hb = (hb ^ uint64(b)) * 1099511628211
+			}
+			if h, ok := simhash.HashRune(hs, r); ok {
+				hs, inSim = h, true
+			} else if inSim {
+				sb.Add(hs)
+				hs, inSim = simhash.WordOffset, false
+			}
+			i += n
+		}
+		if inSim {
+			sb.Add(hs)
+		}
+		x := simhash.Mix(hb)
 		sum += x
 		switch {
 		case digit:
 			msum += simhash.Mix(0x23) // "#"
-		case dateWord(w):
+		case dateWord(text[start:i]):
 			msum += simhash.Mix(0x40) // "@"
 		default:
 			msum += x
 		}
 		words++
-		i = j
 	}
 	n := uint64(words) * 0x9e3779b97f4a7c15
-	return sum ^ n, msum ^ n, words
+	return textPrint{sim: sb.Sum(), bag: sum ^ n, masked: msum ^ n, words: words}
 }
 
-// wordHash is FNV-1a of a word, spread by simhash.Mix so that sums of similar
-// word hashes do not collide.
-func wordHash(w []byte) uint64 {
-	x := uint64(14695981039346656037)
-	for _, c := range w {
-		x ^= uint64(c)
-		x *= 1099511628211
+// textClass classifies a byte of text for printText in one load: an ASCII
+// letter or digit maps to itself lowercased, white space to classSpace,
+// any other ASCII byte to classOther, and a byte of a multi-byte sequence
+// to utf8.RuneSelf.
+var textClass = func() (t [256]byte) {
+	for c := range 256 {
+		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = utf8.RuneSelf
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = byte(c)
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		case isSpace(byte(c)):
+			t[c] = classSpace
+		default:
+			t[c] = classOther
+		}
 	}
-	return simhash.Mix(x)
-}
+	return t
+}()
+
+const (
+	classOther = 0
+	classSpace = 1
+)
 
 func hashString(s string) uint64 {
 	x := uint64(14695981039346656037)

@@ -84,13 +84,12 @@ func (s *space) dups(origin string) *dupCounts {
 	return d
 }
 
-// notePage records a fetched HTML page's fingerprint, and counts it when it
-// is a near-duplicate (within 3 bits of simhash) of a page of the same host
-// already fetched, or names another URL as its canonical. It returns the
-// URLs of those near-duplicates.
-func (s *space) notePage(u *url.URL, text []byte, canonical *url.URL) (near []string) {
+// notePage records a fetched HTML page's fingerprint (the simhash of its
+// text), and counts it when it is a near-duplicate (within 3 bits) of a
+// page of the same host already fetched, or names another URL as its
+// canonical. It returns the URLs of those near-duplicates.
+func (s *space) notePage(u *url.URL, fp uint64, canonical *url.URL) (near []string) {
 	origin := urlnorm.HostKey(u)
-	fp := simhash.Sum(text)
 	var twin string
 	for _, m := range s.near.Near(fp) {
 		if rest, ok := strings.CutPrefix(m.Value, origin+" "); ok {
@@ -354,11 +353,12 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if err != nil || len(text) == 0 {
 		return res.PayloadDigest(), true
 	}
-	near := c.space.notePage(res.URL, text, canonical)
+	tp := printText(text)
+	near := c.space.notePage(res.URL, tp.sim, canonical)
 	c.space.learner.ObserveLinks(res.URL, found)
 	c.noteStripped(res.URL)
 	keyOf, drop := c.keyFunc(res.URL)
-	pp := printPage(res.URL, text, found, keys, keyOf)
+	pp := printPage(res.URL, tp, found, keys, keyOf)
 	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near, keyOf)
 	if !refresh && !c.sessionVariant(res.URL, dup) {
 		// (The same page under another session id is the Learner's to

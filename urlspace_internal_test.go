@@ -2,17 +2,19 @@ package gentlecrawl
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
 	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
 
-func bag(s string) uint64 { b, _, _ := textPrints([]byte(s)); return b }
+func bag(s string) uint64 { return printText([]byte(s)).bag }
 
-func masked(s string) uint64 { _, m, _ := textPrints([]byte(s)); return m }
+func masked(s string) uint64 { return printText([]byte(s)).masked }
 
 func TestTextPrints(t *testing.T) {
 	a := bag("red shirt 10 EUR\nblue hat 5 EUR")
@@ -39,8 +41,8 @@ func TestTextPrints(t *testing.T) {
 	if masked("Oak chair, 120 EUR") == masked("Pine table, 120 EUR") {
 		t.Error("two products that differ in words mask alike")
 	}
-	if n := testing.AllocsPerRun(100, func() { textPrints([]byte("a b c d e f 12 March")) }); n != 0 {
-		t.Errorf("textPrints allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { printText([]byte("a b c d e f 12 March")) }); n != 0 {
+		t.Errorf("printText allocates %v times", n)
 	}
 }
 
@@ -63,7 +65,7 @@ func TestDupIndex(t *testing.T) {
 		return out
 	}
 	print := func(path, text string, ls []*url.URL) *pagePrint {
-		return printPage(u(path), []byte(text), ls, nil, key)
+		return printPage(u(path), printText([]byte(text)), ls, nil, key)
 	}
 	d := newDupIndex()
 	classify := func(path string, p *pagePrint, parent uint64) string {
@@ -159,7 +161,7 @@ func TestDupIndexBounded(t *testing.T) {
 			l, _ := url.Parse(fmt.Sprintf("http://a.test/x/%c%d", 'a'+i, n))
 			links = append(links, l)
 		}
-		return u, printPage(u, []byte(strings.Repeat(fmt.Sprintf("w%c%c ", 'a'+n%26, 'a'+n/26), 60)), links, nil, key)
+		return u, printPage(u, printText([]byte(strings.Repeat(fmt.Sprintf("w%c%c ", 'a'+n%26, 'a'+n/26), 60))), links, nil, key)
 	}
 	for n := range 100 {
 		u, p := page(n)
@@ -244,7 +246,7 @@ func TestPrintPageKeys(t *testing.T) {
 		}
 		keys = append(keys, k)
 	}
-	text := []byte("some words of a list page")
+	text := printText([]byte("some words of a list page"))
 	want := printPage(page, text, links, nil, keyOf)
 	got := printPage(page, text, links, keys, keyOf)
 	if *got != *want {
@@ -309,4 +311,98 @@ func TestDatePrefix(t *testing.T) {
 	if dates < 4*len(dateNames) {
 		t.Errorf("only %d date words among the names' forms", dates)
 	}
+}
+
+// refTextPrints is the bag-of-words prints as they were worked out before
+// printText read the text once for them and the simhash: the oracle
+// printText must agree with.
+func refTextPrints(text []byte) (bag, masked uint64, words int) {
+	var sum, msum uint64
+	for i := 0; i < len(text); {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		j := i
+		digit := false
+		for j < len(text) && !isSpace(text[j]) {
+			if '0' <= text[j] && text[j] <= '9' {
+				digit = true
+			}
+			j++
+		}
+		if j == i {
+			break
+		}
+		w := text[i:j]
+		x := uint64(14695981039346656037)
+		for _, c := range w {
+			x ^= uint64(c)
+			x *= 1099511628211
+		}
+		x = simhash.Mix(x)
+		sum += x
+		switch {
+		case digit:
+			msum += simhash.Mix(0x23)
+		case dateWord(w):
+			msum += simhash.Mix(0x40)
+		default:
+			msum += x
+		}
+		words++
+		i = j
+	}
+	n := uint64(words) * 0x9e3779b97f4a7c15
+	return sum ^ n, msum ^ n, words
+}
+
+var printTextSeeds = []string{
+	"",
+	" ",
+	"one",
+	"one two",
+	"one two three",
+	"  EUR 10 shirt red\t\tEUR 5 hat blue  ",
+	"foo.bar,baz!qux (a-b) [c/d] e_f",
+	"Événement à Zürich: ÉTÉ été — “quoted” 12–14 Σίσυφος ΣΊΣΥΦΟΣ",
+	"日本語のテキスト、句読点。数字１２３",
+	"bad \xff\xfe utf-8 \xc3 here\xe2\x82 and\x00nul",
+	"Tuesday, 1 December 2026. Sept. 3rd; (May) mon-fri",
+	"\u00a0nbsp\u00a0inside\u00a0words and\u2003em space",
+	"x!!!   !!! ...  --- y",
+	"cloud 9 and 0 or 5",
+}
+
+func checkPrintText(t *testing.T, text []byte) {
+	t.Helper()
+	got := printText(text)
+	bag, masked, words := refTextPrints(text)
+	want := textPrint{sim: simhash.Sum(text), bag: bag, masked: masked, words: words}
+	if got != want {
+		t.Errorf("printText(%q) = %+v, want %+v", text, got, want)
+	}
+}
+
+func TestPrintTextMatchesReference(t *testing.T) {
+	for _, s := range printTextSeeds {
+		checkPrintText(t, []byte(s))
+	}
+	// Random texts from an alphabet with every class of byte printText
+	// tells apart, multi-byte runes and broken sequences among them.
+	alphabet := []string{"a", "Z", "7", "9", "0", " ", "\t", "\n", ".", "-", "é", "É", "Σ", "日", "\u00a0", "\u2003", "—", "\xff", "\xc3", "may", "March", "Sun"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var b []byte
+		for range rng.IntN(40) {
+			b = append(b, alphabet[rng.IntN(len(alphabet))]...)
+		}
+		checkPrintText(t, b)
+	}
+}
+
+func FuzzPrintText(f *testing.F) {
+	for _, s := range printTextSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkPrintText)
 }

@@ -27,11 +27,7 @@ const (
 // words is one shingle; text without words sums to 0. Sum does not
 // allocate.
 func Sum(text []byte) uint64 {
-	var (
-		acc    accumulator
-		window [Shingle]uint64 // hashes of the last words, oldest first
-		words  int
-	)
+	var b Builder
 	for i := 0; i < len(text); {
 		// Skip to the next word.
 		for i < len(text) {
@@ -44,7 +40,7 @@ func Sum(text []byte) uint64 {
 				break
 			}
 			r, n := utf8.DecodeRune(text[i:])
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if _, ok := HashRune(0, r); ok {
 				break
 			}
 			i += n
@@ -52,43 +48,86 @@ func Sum(text []byte) uint64 {
 		if i >= len(text) {
 			break
 		}
-		// Hash the word, lowercased, with FNV-1a.
-		h := uint64(fnvOffset)
+		h := uint64(WordOffset)
 		for i < len(text) {
 			w := wordByte[text[i]]
 			if w == 0 {
 				break
 			}
 			if w < utf8.RuneSelf {
-				h = (h ^ uint64(w)) * fnvPrime
+				h = HashByte(h, w)
 				i++
 				continue
 			}
 			r, n := utf8.DecodeRune(text[i:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			var ok bool
+			if h, ok = HashRune(h, r); !ok {
 				break
-			}
-			r = unicode.ToLower(r)
-			for r > 0 {
-				h = (h ^ uint64(r&0xff)) * fnvPrime
-				r >>= 8
 			}
 			i += n
 		}
-		copy(window[:], window[1:])
-		window[Shingle-1] = h
-		words++
-		if words >= Shingle {
-			acc.add(shingle(window[:]))
-		}
+		b.Add(h)
 	}
-	if words == 0 {
+	return b.Sum()
+}
+
+// A word's hash, as Sum and Builder take it, is FNV-1a of its bytes
+// lowercased: WordOffset, then HashByte for each ASCII letter or digit
+// (lowercased) and HashRune for each other rune. A caller that reads the
+// words itself (with more to do in the same reading) hashes them so, and
+// its Builder's sum is Sum's.
+const WordOffset = fnvOffset
+
+// HashByte extends a word's hash h by the byte c.
+func HashByte(h uint64, c byte) uint64 {
+	return (h ^ uint64(c)) * fnvPrime
+}
+
+// HashRune extends a word's hash h by the rune r lowercased, and reports
+// whether r belongs in a word (a letter or a digit); when not, h is
+// returned as it is.
+func HashRune(h uint64, r rune) (uint64, bool) {
+	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return h, false
+	}
+	r = unicode.ToLower(r)
+	for r > 0 {
+		h = (h ^ uint64(r&0xff)) * fnvPrime
+		r >>= 8
+	}
+	return h, true
+}
+
+// Builder sums the shingles of words given one at a time, by their hashes
+// (see WordOffset). The zero Builder holds no words.
+type Builder struct {
+	acc    accumulator
+	w1, w2 uint64 // hashes of the two words before the next, oldest first
+	words  int
+}
+
+// Add adds the next word, by its hash.
+func (b *Builder) Add(word uint64) {
+	b.words++
+	if b.words >= Shingle {
+		// shingle of the last Shingle (3) words, written out.
+		b.acc.add(Mix(Mix(Mix(fnvOffset^b.w1)^b.w2) ^ word))
+	}
+	b.w1, b.w2 = b.w2, word
+}
+
+// Sum returns the simhash of the words added, as Sum does of a text. It
+// ends the Builder: nothing may be added after.
+func (b *Builder) Sum() uint64 {
+	switch b.words {
+	case 0:
 		return 0
+	case 1:
+		b.acc.add(shingle([]uint64{b.w2}))
+	case 2:
+		b.acc.add(shingle([]uint64{b.w1, b.w2}))
 	}
-	if words < Shingle {
-		acc.add(shingle(window[Shingle-words:]))
-	}
-	return acc.sum()
+	return b.acc.sum()
 }
 
 // wordByte classifies a byte of UTF-8 text for Sum in one load: an ASCII
