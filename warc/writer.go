@@ -662,7 +662,7 @@ func encodeExchange(dst *bytes.Buffer, ex *Exchange, date time.Time, reqID, resp
 // hundred KB of state, reused through Reset, and a buffer for record headers.
 type encoder struct {
 	fw   *flate.Writer // the default level, for records with a body to compress
-	fast *flate.Writer // Huffman only, for records of headers alone (maxHeadOnly); made when first needed
+	fast *flate.Writer // Huffman only, for records of headers alone (maxHeadOnly) that headCode cannot code; made when first needed
 	hdr  []byte
 }
 
@@ -729,15 +729,41 @@ const maxStored = 1<<16 - 1
 func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, head, body []byte, stored int) {
 	e.hdr = appendHeader(e.hdr[:0], fields, len(head)+len(body))
 	dst.Write(gzipHeader[:])
+	crc := crc32.ChecksumIEEE(e.hdr)
+	crc = crc32.Update(crc, crc32.IEEETable, head)
+	crc = crc32.Update(crc, crc32.IEEETable, body)
+	crc = crc32.Update(crc, crc32.IEEETable, []byte(crlf+crlf))
+	headOnly := len(body) == stored && len(e.hdr)+len(head) <= maxHeadOnly
+	// Only headers to compress, the WARC header and an HTTP head (a request
+	// record, or a response whose body is stored), and they are header
+	// text: one block coded with headCode, made once for such text, with
+	// the body in stored blocks after it. A compressor built a Huffman code
+	// for each record: 0.3 s of CPU on a crawl of Debian's rust-doc (43,000
+	// records; issue #18).
+	var tail []byte // what ends the block: the closing CRLFs, unless stored blocks follow
+	if stored == 0 {
+		tail = []byte(crlf + crlf)
+	}
+	if !headOnly || !headCode.encode(dst, stored == 0, e.hdr, head, tail) {
+		e.compress(dst, head, body, stored, headOnly)
+	} else if stored > 0 {
+		dst.Grow(stored + stored/maxStored*5 + 32)
+		appendStored(dst, body, crlf+crlf)
+	}
+	var t [8]byte
+	binary.LittleEndian.PutUint32(t[:4], crc)
+	binary.LittleEndian.PutUint32(t[4:], uint32(len(e.hdr)+len(head)+len(body)+len(crlf+crlf)))
+	dst.Write(t[:])
+}
+
+// compress appends the deflate data of a record whose block is e.hdr,
+// head and body, the last stored bytes of body already compressed (see
+// writeRecord). headOnly says that only headers are to be compressed.
+func (e *encoder) compress(dst *bytes.Buffer, head, body []byte, stored int, headOnly bool) {
 	fw := e.fw
-	if len(body) == stored && len(e.hdr)+len(head) <= maxHeadOnly {
-		// Only headers are compressed, the WARC header and an HTTP head
-		// (a request record, or a response whose body is stored): a few
-		// hundred bytes, Huffman-coded without matches. Measured on a
-		// crawl of Debian's rust-doc (43,000 records): 0.28 s of CPU
-		// against 0.75 s at level 1 and 0.99 s at the default, where the
-		// compressor's tables no longer sat in the caches; 585 bytes a
-		// header against 517 and 500, 2.9 % more WARC (issue #18).
+	if headOnly {
+		// Headers with a byte headCode has no code for: Huffman-coded
+		// without looking for matches, a few hundred bytes.
 		if e.fast == nil {
 			e.fast, _ = flate.NewWriter(nil, flate.HuffmanOnly) // the level is valid
 		}
@@ -750,25 +776,17 @@ func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, head, body []by
 	if n := len(body) - stored; n > 0 {
 		fw.Write(body[:n])
 	}
-	crc := crc32.ChecksumIEEE(e.hdr)
-	crc = crc32.Update(crc, crc32.IEEETable, head)
-	crc = crc32.Update(crc, crc32.IEEETable, body)
-	crc = crc32.Update(crc, crc32.IEEETable, []byte(crlf+crlf))
 	if stored == 0 {
 		fw.Write([]byte(crlf + crlf))
 		fw.Close()
-	} else {
-		// Flush ends the compressed part on a byte boundary with an empty
-		// stored block, not the last; stored blocks follow, the last one
-		// final and holding the record's closing CRLFs.
-		fw.Flush()
-		dst.Grow(stored + stored/maxStored*5 + 32)
-		appendStored(dst, body[len(body)-stored:], crlf+crlf)
+		return
 	}
-	var t [8]byte
-	binary.LittleEndian.PutUint32(t[:4], crc)
-	binary.LittleEndian.PutUint32(t[4:], uint32(len(e.hdr)+len(head)+len(body)+len(crlf+crlf)))
-	dst.Write(t[:])
+	// Flush ends the compressed part on a byte boundary with an empty
+	// stored block, not the last; stored blocks follow, the last one final
+	// and holding the record's closing CRLFs.
+	fw.Flush()
+	dst.Grow(stored + stored/maxStored*5 + 32)
+	appendStored(dst, body[len(body)-stored:], crlf+crlf)
 }
 
 // gzipMagic begins every gzip member (RFC 1952 §2.3.1).
