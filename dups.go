@@ -356,19 +356,15 @@ func printText(text []byte) textPrint {
 	return textPrint{sim: sb.Sum(), bag: sum ^ n, masked: msum ^ n, words: words}
 }
 
-// textClass classifies a byte of text for printText in one load: an ASCII
-// letter or digit maps to itself lowercased, white space to classSpace,
-// any other ASCII byte to classOther, and a byte of a multi-byte sequence
-// to utf8.RuneSelf.
+// textClass classifies a byte of text for printText in one load: as
+// simhash.WordByte does (an ASCII letter or digit is itself lowercased, a
+// byte of a multi-byte sequence utf8.RuneSelf), but white space is
+// classSpace and any other ASCII byte classOther.
 var textClass = func() (t [256]byte) {
 	for c := range 256 {
-		switch {
-		case c >= utf8.RuneSelf:
-			t[c] = utf8.RuneSelf
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-			t[c] = byte(c)
-		case 'A' <= c && c <= 'Z':
-			t[c] = byte(c) + 'a' - 'A'
+		switch k := simhash.WordByte(byte(c)); {
+		case k != 0:
+			t[c] = k
 		case isSpace(byte(c)):
 			t[c] = classSpace
 		default:

@@ -130,6 +130,12 @@ func (b *Builder) Sum() uint64 {
 	return b.acc.sum()
 }
 
+// WordByte classifies a byte of UTF-8 text as Sum does: an ASCII letter
+// or digit is itself lowercased (and HashByte takes it), any other ASCII
+// byte is 0 (not in a word), and a byte of a multi-byte sequence is
+// utf8.RuneSelf (decode the rune, for HashRune).
+func WordByte(c byte) byte { return wordByte[c] }
+
 // wordByte classifies a byte of UTF-8 text for Sum in one load: an ASCII
 // letter or digit maps to itself lowercased, any other ASCII byte to 0 (not
 // in a word), and a byte of a multi-byte sequence to utf8.RuneSelf (decode
