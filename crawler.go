@@ -63,6 +63,7 @@ type Crawler struct {
 
 	resumed      bool         // the job had run before
 	pagesStarted atomic.Int64 // for MaxPages
+	hostsInTurn  atomic.Int32 // HostsInTurn
 	stopReason   atomic.Value // string
 	running      atomic.Bool
 	// onPageErr is the error of Config.OnPage that stopped the crawl.
@@ -540,6 +541,11 @@ func (c *Crawler) finish(ctx context.Context) Summary {
 	})
 	return c.stats.snapshot()
 }
+
+// HostsInTurn returns how many hosts the crawl is fetching from now: a
+// host's turn starts with its first request and ends when its pages are
+// settled. It may be called from any goroutine while Run runs.
+func (c *Crawler) HostsInTurn() int { return int(c.hostsInTurn.Load()) }
 
 // Progress returns a live view of the crawl.
 func (c *Crawler) Progress() Progress {

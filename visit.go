@@ -173,6 +173,8 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 // it, and ends the turn. It reports false, with the turn not ended, when
 // every URL was settled without one.
 func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err error) {
+	c.hostsInTurn.Add(1)
+	defer c.hostsInTurn.Add(-1)
 	fail := func(err error) (bool, error) {
 		if rerr := c.end(ctx, t, time.Now(), hostload.ReasonDelay, false); rerr != nil && err == nil {
 			err = rerr

@@ -24,6 +24,8 @@ func main() {
 		// the environment wins.
 		gctune.Start(gctune.Config{Percent: 200, Floor: 72 << 20, MinPercent: 40, Slack: 16 << 20})
 	}
+	// A crawl of one host at a time runs on one P (internal/cli, procTuner).
+	cli.TuneProcs = os.Getenv("GOMAXPROCS") == ""
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfiles := startProfiles()
 	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -206,7 +206,9 @@ func runCrawl(ctx context.Context, cfg gentlecrawl.Config, stdout, stderr io.Wri
 	if !quiet {
 		stopProgress = showProgress(ctx, c, stderr)
 	}
+	stopProcs := tuneProcs(ctx, c.HostsInTurn)
 	sum, err := c.Run(ctx)
+	stopProcs()
 	stopProgress()
 	if sum != nil {
 		writeSummary(stdout, sum)
