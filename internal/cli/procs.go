@@ -21,8 +21,10 @@ var TuneProcs bool
 // processors' caches. On one host (Debian's rust-doc or python3-doc behind
 // nginx, issue #18) one P took 0.84-0.91x the CPU of two in the same wall
 // time. Two hosts at once are another matter: one P took 1.3-1.45x the
-// wall time and more CPU. So the tuner goes to every P as soon as two hosts
-// are in turn, and back to one only after a second of one host or none.
+// wall time and more CPU. So the tuner starts on one P (a crawl begins with
+// its seeds' robots.txt, and many of one host), goes to every P as soon as
+// two hosts are in turn, and back to one only after a second of one host
+// or none.
 type procTuner struct {
 	hosts func() int // hosts in turn now
 	set   func(int)  // sets GOMAXPROCS
@@ -62,7 +64,8 @@ func tuneProcs(ctx context.Context, hosts func() int) (stop func()) {
 	if !TuneProcs || all <= 1 {
 		return func() {}
 	}
-	t := &procTuner{hosts: hosts, set: func(n int) { runtime.GOMAXPROCS(n) }, max: all, procs: all}
+	t := &procTuner{hosts: hosts, set: func(n int) { runtime.GOMAXPROCS(n) }, max: all, procs: 1}
+	t.set(1)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

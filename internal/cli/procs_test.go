@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestProcTuner(t *testing.T) {
@@ -63,5 +65,38 @@ func TestTuneProcsOffByDefault(t *testing.T) {
 	stop()
 	if got := runtime.GOMAXPROCS(0); got != before {
 		t.Errorf("GOMAXPROCS %d after a tuner that is off, want %d", got, before)
+	}
+}
+
+func TestTuneProcs(t *testing.T) {
+	all := runtime.GOMAXPROCS(0)
+	if all < 2 {
+		t.Skip("one processor: nothing to tune")
+	}
+	TuneProcs = true
+	defer func() { TuneProcs = false }()
+	var hosts atomic.Int32
+	stop := tuneProcs(context.Background(), func() int { return int(hosts.Load()) })
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS %d at the start, want 1", got)
+	}
+	hosts.Store(2)
+	deadline := time.Now().Add(30 * time.Second)
+	for runtime.GOMAXPROCS(0) != all {
+		if time.Now().After(deadline) {
+			t.Fatalf("two hosts in turn for 30 s: GOMAXPROCS still %d, want %d", runtime.GOMAXPROCS(0), all)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	hosts.Store(1)
+	for runtime.GOMAXPROCS(0) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("one host in turn: GOMAXPROCS still %d, want 1", runtime.GOMAXPROCS(0))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if got := runtime.GOMAXPROCS(0); got != all {
+		t.Errorf("GOMAXPROCS %d after stop, want %d back", got, all)
 	}
 }
