@@ -229,7 +229,7 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 	p := &pagePrint{template: urlspace.KeyTemplate(own)}
 	p.bag, p.masked, p.words = tp.bag, tp.masked, tp.words
 	p.path = keyPath(own)
-	var order uint64 = 14695981039346656037
+	var order uint64 = fnvOffset
 	ownPath, _, _ := strings.Cut(p.template, "?")
 	_, ownQuery, _ := strings.Cut(own, "?")
 	for i, l := range links {
@@ -297,15 +297,15 @@ func printText(text []byte) textPrint {
 			break
 		}
 		start := i
-		hb := uint64(14695981039346656037) // FNV-1a of the word's bytes
-		hs := uint64(simhash.WordOffset)   // the simhash word being read
+		hb := uint64(fnvOffset)          // FNV-1a of the word's bytes
+		hs := uint64(simhash.WordOffset) // the simhash word being read
 		inSim, digit := false, false
 		for i < len(text) {
 			c := text[i]
 			k := textClass[c]
 			if k >= '0' && k < utf8.RuneSelf {
 				// An ASCII letter or digit, lowercased.
-				hb = (hb ^ uint64(c)) * 1099511628211
+				hb = (hb ^ uint64(c)) * fnvPrime
 				hs = simhash.HashByte(hs, k)
 				inSim = true
 				digit = digit || k <= '9'
@@ -316,7 +316,7 @@ func printText(text []byte) textPrint {
 				break
 			}
 			if k == classOther {
-				hb = (hb ^ uint64(c)) * 1099511628211
+				hb = (hb ^ uint64(c)) * fnvPrime
 				if inSim {
 					sb.Add(hs)
 					hs, inSim = simhash.WordOffset, false
@@ -327,7 +327,7 @@ func printText(text []byte) textPrint {
 			// A multi-byte sequence (or a byte not valid in UTF-8).
 			r, n := utf8.DecodeRune(text[i:])
 			for _, b := range text[i : i+n] {
-				hb = (hb ^ uint64(b)) * 1099511628211
+				hb = (hb ^ uint64(b)) * fnvPrime
 			}
 			if h, ok := simhash.HashRune(hs, r); ok {
 				hs, inSim = h, true
@@ -379,11 +379,17 @@ const (
 	classSpace = 1
 )
 
+// FNV-1a, 64 bits: hashString's, and a bag word's before its Mix.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
 func hashString(s string) uint64 {
-	x := uint64(14695981039346656037)
+	x := uint64(fnvOffset)
 	for i := 0; i < len(s); i++ {
 		x ^= uint64(s[i])
-		x *= 1099511628211
+		x *= fnvPrime
 	}
 	return x
 }

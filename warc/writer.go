@@ -740,15 +740,19 @@ func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, head, body []by
 	// the body in stored blocks after it. A compressor built a Huffman code
 	// for each record: 0.3 s of CPU on a crawl of Debian's rust-doc (43,000
 	// records; issue #18).
-	var tail []byte // what ends the block: the closing CRLFs, unless stored blocks follow
-	if stored == 0 {
+	// A record whose body ends in stored bytes has its closing CRLFs in the
+	// last stored block; any other ends its compressed part with them.
+	final := stored == 0
+	var tail []byte
+	if final {
 		tail = []byte(crlf + crlf)
 	}
-	if !headOnly || !headCode.encode(dst, stored == 0, e.hdr, head, tail) {
-		e.compress(dst, head, body, stored, headOnly)
-	} else if stored > 0 {
+	if !headOnly || !headCode.encode(dst, final, e.hdr, head, tail) {
+		e.compress(dst, head, body[:len(body)-stored], tail, headOnly)
+	}
+	if !final {
 		dst.Grow(stored + stored/maxStored*5 + 32)
-		appendStored(dst, body, crlf+crlf)
+		appendStored(dst, body[len(body)-stored:], crlf+crlf)
 	}
 	var t [8]byte
 	binary.LittleEndian.PutUint32(t[:4], crc)
@@ -756,10 +760,12 @@ func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, head, body []by
 	dst.Write(t[:])
 }
 
-// compress appends the deflate data of a record whose block is e.hdr,
-// head and body, the last stored bytes of body already compressed (see
-// writeRecord). headOnly says that only headers are to be compressed.
-func (e *encoder) compress(dst *bytes.Buffer, head, body []byte, stored int, headOnly bool) {
+// compress appends the compressed part of a record: e.hdr, head and
+// body, then tail. An empty tail means stored blocks follow: the part then
+// ends on a byte boundary with an empty stored block, not the last (a
+// flush); otherwise it ends the deflate stream. headOnly says that only
+// headers are compressed.
+func (e *encoder) compress(dst *bytes.Buffer, head, body, tail []byte, headOnly bool) {
 	fw := e.fw
 	if headOnly {
 		// Headers with a byte headCode has no code for: Huffman-coded
@@ -773,20 +779,13 @@ func (e *encoder) compress(dst *bytes.Buffer, head, body []byte, stored int, hea
 	fw.Reset(dst)
 	fw.Write(e.hdr)
 	fw.Write(head)
-	if n := len(body) - stored; n > 0 {
-		fw.Write(body[:n])
-	}
-	if stored == 0 {
-		fw.Write([]byte(crlf + crlf))
-		fw.Close()
+	fw.Write(body)
+	if len(tail) == 0 {
+		fw.Flush()
 		return
 	}
-	// Flush ends the compressed part on a byte boundary with an empty
-	// stored block, not the last; stored blocks follow, the last one final
-	// and holding the record's closing CRLFs.
-	fw.Flush()
-	dst.Grow(stored + stored/maxStored*5 + 32)
-	appendStored(dst, body[len(body)-stored:], crlf+crlf)
+	fw.Write(tail)
+	fw.Close()
 }
 
 // gzipMagic begins every gzip member (RFC 1952 §2.3.1).
