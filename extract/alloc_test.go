@@ -17,7 +17,9 @@ import (
 // are those TagAttr returns, on random tags.
 func TestRawAttrsMatchTokenizer(t *testing.T) {
 	pieces := []string{"<a", "<A", "<area", "<img", "<iframe", "<link", "<script", " ", "\t", "\n", "\f", "\r", "/", ">", "=", "'", `"`,
-		"href", "HREF", "hRef", "src", "srcset", "rel", "Rel", "hreflang", "x", "=a", "/p?q=1", "&amp;", "&copy=", "&", "&lt;", "\x00", "nofollow", "ſrc"}
+		"href", "HREF", "hRef", "src", "srcset", "rel", "Rel", "hreflang", "x", "=a", "/p?q=1", "&amp;", "&copy=", "&", "&lt;", "\x00", "nofollow", "ſrc",
+		"&#64;", "&#x40;", "&#X4a;", "&#xe9;", "&#0;", "&#128;", "&#159;", "&#160;", "&#xD800;", "&#1114111;", "&#1114112;",
+		"&#00000065;", "&#99999999999;", "&#;", "&#x;", "&#64", "&#6a;", "&quot;", "&gt;", "&apos;", "&nbsp;", "&AMP;", "&ltx;", "&notin;", ";"}
 	r := rand.New(rand.NewPCG(3, 4))
 	p := &pass{s: new(scratch)}
 	n := 0

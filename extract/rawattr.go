@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -61,8 +62,9 @@ func rawTagName(raw []byte, buf *[maxName]byte) (string, int) {
 }
 
 // attrs returns the attributes of the current tag, whose raw bytes are
-// raw, read from raw[i:]. Values with a NUL, a carriage return or an
-// entity other than "&amp;" are rare, and left to the Tokenizer.
+// raw, read from raw[i:]. Values with a NUL, a carriage return or a
+// character reference attrRef does not know are rare, and left to the
+// Tokenizer.
 func (p *pass) attrs(raw []byte, i int) attrs {
 	a, ok := p.rawAttrs(raw, i)
 	if !ok {
@@ -220,16 +222,77 @@ func (p *pass) rawValue(v []byte) ([]byte, bool) {
 	start := len(b)
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if c == '&' {
-			if !bytes.HasPrefix(v[i+1:], []byte("amp;")) {
-				return nil, false
-			}
-			i += len("amp;")
+		if c != '&' {
+			b = append(b, c)
+			continue
 		}
-		b = append(b, c)
+		r, n := attrRef(v[i:])
+		if n == 0 {
+			return nil, false
+		}
+		b = utf8.AppendRune(b, r)
+		i += n - 1
 	}
 	p.s.attrs = b
 	return b[start:len(b):len(b)], true
+}
+
+// attrRef decodes the character reference at the start of v ('&') when it
+// is one of the common ones whose meaning in an attribute is plain: a
+// named reference of the few below, or a numeric one ending in ';' for a
+// character that needs no replacement. It returns the character and the
+// reference's length, or 0 for anything else (left to the Tokenizer).
+// Generated pages write URLs in attributes with numeric references
+// (Sphinx's "&#64;"), thousands to a page.
+func attrRef(v []byte) (rune, int) {
+	end := bytes.IndexByte(v, ';')
+	if end < 0 || end > len("&#x10FFFF") {
+		return 0, 0
+	}
+	ref := v[1:end]
+	switch string(ref) {
+	case "amp":
+		return '&', end + 1
+	case "lt":
+		return '<', end + 1
+	case "gt":
+		return '>', end + 1
+	case "quot":
+		return '"', end + 1
+	case "apos":
+		return '\'', end + 1
+	case "nbsp":
+		return '\u00a0', end + 1
+	}
+	if len(ref) < 2 || ref[0] != '#' {
+		return 0, 0
+	}
+	digits, base := ref[1:], rune(10)
+	if digits[0] == 'x' || digits[0] == 'X' {
+		digits, base = digits[1:], 16
+	}
+	if len(digits) == 0 || len(digits) > 7 {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range digits {
+		var d rune
+		switch {
+		case '0' <= c && c <= '9':
+			d = rune(c - '0')
+		case base == 16 && 'a' <= lower(c) && lower(c) <= 'f':
+			d = rune(lower(c)-'a') + 10
+		default:
+			return 0, 0
+		}
+		r = r*base + d
+	}
+	// NUL, the C1 controls (read as windows-1252), surrogates and what
+	// lies past Unicode are replaced by the Tokenizer: left to it.
+	if r == 0 || 0x80 <= r && r <= 0x9f || 0xd800 <= r && r <= 0xdfff || r > utf8.MaxRune {
+		return 0, 0
+	}
+	return r, end + 1
 }
 
 func skipSpace(b []byte, i int) int {
