@@ -140,11 +140,11 @@ func (t *textSink) token(s *scanner, k tokenKind) bool {
 			return true
 		}
 		data := s.data()
-		if t.needsDecoding(data, s) {
+		if !t.collapse(data, !s.textRaw, s.convertNUL) {
+			// A character reference to decode or a NUL to replace.
 			t.decoded = appendText(t.decoded[:0], data, s.textRaw, s.convertNUL)
-			data = t.decoded
+			t.collapse(t.decoded, false, false)
 		}
-		t.collapse(data)
 		if len(t.out) > t.max {
 			t.out = t.out[:t.max]
 			t.err = fmt.Errorf("%w (%d bytes)", ErrTextTooLong, t.max)
@@ -154,36 +154,63 @@ func (t *textSink) token(s *scanner, k tokenKind) bool {
 	return true
 }
 
-// needsDecoding reports whether text data has entities to decode or NUL
-// bytes to replace.
-func (t *textSink) needsDecoding(data []byte, s *scanner) bool {
-	if !s.textRaw && bytes.IndexByte(data, '&') >= 0 {
-		return true
-	}
-	return s.convertNUL && bytes.IndexByte(data, 0) >= 0
-}
-
 // collapse appends text to out with each run of white space made one
-// space.
-func (t *textSink) collapse(b []byte) {
+// space, and reports true. When refs is set and b holds a '&', or nul is
+// set and it holds a NUL byte, it appends nothing and reports false: b
+// has to be decoded first. The check costs nothing beside the look at
+// each byte collapsing takes.
+func (t *textSink) collapse(b []byte, refs, nul bool) bool {
+	stop := uint8(textSpace) // the kinds of byte that end a run of plain bytes
+	if refs {
+		stop |= textAmp
+	}
+	if nul {
+		stop |= textNUL
+	}
 	out, space := t.out, t.space
 	for i := 0; i < len(b); {
-		if isSpace(b[i]) {
+		k := textByte[b[i]] & stop
+		if k == textSpace {
 			if !space {
 				out, space = append(out, ' '), true
 			}
 			i++
 			continue
 		}
+		if k != 0 {
+			return false
+		}
 		j := i + 1
-		for j < len(b) && !isSpace(b[j]) {
+		for j < len(b) && textByte[b[j]]&stop == 0 {
 			j++
 		}
 		out, space = append(out, b[i:j]...), false
 		i = j
 	}
 	t.out, t.space = out, space
+	return true
 }
+
+// textByte classifies the bytes collapse looks for.
+var textByte = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case isSpace(byte(c)):
+			t[c] = textSpace
+		case c == '&':
+			t[c] = textAmp
+		case c == 0:
+			t[c] = textNUL
+		}
+	}
+	return t
+}()
+
+const (
+	textSpace = 1 << iota
+	textAmp
+	textNUL
+)
 
 // result returns the text and the error that cut it short, and gives the
 // sink back to the pool.
