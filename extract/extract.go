@@ -369,11 +369,8 @@ func (p *pass) token(sc *scanner, k tokenKind) bool {
 		p.err = fmt.Errorf("%w (%d bytes): %w", ErrTokenTooLong, p.o.maxToken(), html.ErrBufferExceeded)
 		return false
 	case tokStart, tokSelfClosing:
-		raw := sc.raw()
-		var buf [maxName]byte
-		name, end := rawTagName(raw, &buf)
-		if name != "" {
-			p.tag(raw, end, name)
+		if tagFlags[sc.id]&tagLinks != 0 {
+			p.tag(sc.raw(), sc.de-sc.start, tagNames[sc.id])
 		}
 		return !p.rerun
 	}
@@ -420,8 +417,8 @@ func readAttrs(z *html.Tokenizer) attrs {
 	return a
 }
 
-// tag reads a start tag of interest: name, lowercase, is one of those
-// rawTagName returns, and its attributes start at raw[end].
+// tag reads a start tag of interest: name, lowercase, is one of the
+// tagLinks names, and its attributes start at raw[end].
 func (p *pass) tag(raw []byte, end int, name string) {
 	switch name {
 	case "a", "area":

@@ -13,54 +13,6 @@ import (
 // readTagAttrKey, readTagAttrVal of golang.org/x/net/html), so that the
 // common tag allocates nothing. TestRawAttrsMatchTokenizer compares both.
 
-// maxName is the length of the longest tag name rawTagName returns.
-const maxName = len("iframe")
-
-// rawTagName returns the lowercased name of the raw start tag if it is
-// one extraction reads, else "", and the index in raw after the name.
-// The name is a constant, so that a Link's Tag costs nothing.
-func rawTagName(raw []byte, buf *[maxName]byte) (string, int) {
-	if len(raw) < 2 || raw[0] != '<' {
-		return "", 0
-	}
-	// The first byte of the name is taken whatever it is; the name then
-	// runs to white space, '/' or '>'.
-	i := 2
-	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
-		i++
-	}
-	n := raw[1:i]
-	if len(n) > maxName {
-		return "", i
-	}
-	for j, c := range n {
-		buf[j] = lower(c)
-	}
-	switch string(buf[:len(n)]) {
-	case "a":
-		return "a", i
-	case "area":
-		return "area", i
-	case "frame":
-		return "frame", i
-	case "iframe":
-		return "iframe", i
-	case "img":
-		return "img", i
-	case "script":
-		return "script", i
-	case "link":
-		return "link", i
-	case "base":
-		return "base", i
-	case "meta":
-		return "meta", i
-	case "body":
-		return "body", i
-	}
-	return "", i
-}
-
 // attrs returns the attributes of the current tag, whose raw bytes are
 // raw, read from raw[i:]. Values with a NUL, a carriage return or a
 // character reference attrRef does not know are rare, and left to the

@@ -37,6 +37,7 @@ type scanner struct {
 	// The current token.
 	start, end int  // raw bytes: b[start:end]
 	ds, de     int  // data: the text, or the tag name
+	id         tagID
 	textRaw    bool // text whose entities are not decoded (script, style, ...)
 	convertNUL bool // text whose NUL bytes read as U+FFFD (raw text and RCDATA)
 }
@@ -230,6 +231,7 @@ func (s *scanner) endTag(i int) tokenKind {
 		}
 		s.ds, s.de = i+2, nameEnd
 		s.end, s.pos = end, end
+		s.id = lookupTag(b[i+2 : nameEnd])
 		return tokEnd
 	}
 	return s.comment(untilClose(b, i+2))
@@ -257,15 +259,9 @@ func (s *scanner) startTag(i int) tokenKind {
 	}
 	s.ds, s.de = i+1, nameEnd
 	s.end, s.pos = end, end
-	if name := s.b[i+1 : nameEnd]; len(name) <= len("plaintext") {
-		var buf [len("plaintext")]byte
-		for k, c := range name {
-			buf[k] = lower(c)
-		}
-		switch n := buf[:len(name)]; string(n) {
-		case "iframe", "noembed", "noframes", "noscript", "plaintext", "script", "style", "textarea", "title", "xmp":
-			s.rawTag = rawTagNames[string(n)]
-		}
+	s.id = lookupTag(s.b[i+1 : nameEnd])
+	if tagFlags[s.id]&tagRawText != 0 {
+		s.rawTag = tagNames[s.id]
 	}
 	if s.b[end-2] == '/' && !s.slashInLastValue(nameEnd, end) {
 		return tokSelfClosing
@@ -300,13 +296,6 @@ func (s *scanner) slashInLastValue(nameEnd, end int) bool {
 	// The value's end, as an index into b.
 	ve := cap(s.b[:end]) - cap(v) + len(v)
 	return end-2 == ve-1
-}
-
-// rawTagNames interns the names of the raw-text elements.
-var rawTagNames = map[string]string{
-	"iframe": "iframe", "noembed": "noembed", "noframes": "noframes", "noscript": "noscript",
-	"plaintext": "plaintext", "script": "script", "style": "style", "textarea": "textarea",
-	"title": "title", "xmp": "xmp",
 }
 
 func isSpaceByte(c byte) bool {

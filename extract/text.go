@@ -111,17 +111,8 @@ func (t *textSink) token(s *scanner, k tokenKind) bool {
 		t.err = fmt.Errorf("%w (%d bytes): %w", ErrTokenTooLong, t.maxToken, html.ErrBufferExceeded)
 		return false
 	case tokStart, tokEnd, tokSelfClosing:
-		var buf [len("noframes")]byte
-		name := s.data()
-		if len(name) <= len(buf) {
-			for i, c := range name {
-				buf[i] = lower(c)
-			}
-			name = buf[:len(name)]
-		} else {
-			name = nil // longer than any hidden or inline name: a block
-		}
-		if hidden(name) {
+		f := tagFlags[s.id]
+		if f&tagHidden != 0 {
 			switch k {
 			case tokStart:
 				t.skip++
@@ -132,7 +123,7 @@ func (t *textSink) token(s *scanner, k tokenKind) bool {
 			}
 			return true
 		}
-		if !inline(name) && !t.space {
+		if f&tagInline == 0 && !t.space {
 			t.out, t.space = append(t.out, ' '), true
 		}
 	case tokText:
