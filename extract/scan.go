@@ -35,11 +35,11 @@ type scanner struct {
 	tooLong bool   // the next token is tokTooLong
 
 	// The current token.
-	start, end int  // raw bytes: b[start:end]
-	ds, de     int  // data: the text, or the tag name
-	id         tagID
-	textRaw    bool // text whose entities are not decoded (script, style, ...)
-	convertNUL bool // text whose NUL bytes read as U+FFFD (raw text and RCDATA)
+	start, end int   // raw bytes: b[start:end]
+	ds, de     int   // data: the text, or the tag name
+	id         tagID // the tag's, for a tag
+	textRaw    bool  // text whose entities are not decoded (script, style, ...)
+	convertNUL bool  // text whose NUL bytes read as U+FFFD (raw text and RCDATA)
 }
 
 func (s *scanner) reset(b []byte, max int) {
