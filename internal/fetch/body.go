@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/inflate"
 )
 
 const (
@@ -47,7 +49,8 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 	}
 	raw := &recorder{r: src, limit: c.cfg.MaxRawSize, limitErr: ErrRawTooLarge}
 	defer raw.release()
-	var body *recorder // the decoded body; nil when it cannot be decoded
+	var body *recorder // the body as it streams in; nil when whole or when it cannot be decoded
+	var whole wholeFunc
 	switch {
 	case unsupported != "":
 	case len(codings) == 0:
@@ -58,19 +61,11 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 		}
 		body = raw
 	default:
-		// The codings were applied in order, so undo them in reverse.
-		var r io.Reader = raw
-		for i := len(codings) - 1; i >= 0; i-- {
-			d := &lazyDecoder{src: r, open: decoders[codings[i]]}
-			defer d.Close()
-			r = d
+		if whole = wholeDecoder(codings); whole == nil {
+			var release func()
+			body, release = c.streamBody(codings, raw, raw)
+			defer release()
 		}
-		guard := &bombGuard{r: r, raw: raw, ratio: c.cfg.MaxDecodeRatio, floor: bombFloor}
-		// How far the body decodes is unknown until it has, so it is read
-		// into chunks and copied out at its final size.
-		body = &recorder{r: guard, limit: c.cfg.MaxBodySize, limitErr: ErrBodyTooLarge}
-		body.chunked()
-		defer body.release()
 	}
 	if n := resp.ContentLength; n > 0 && n <= maxExact {
 		// The size is announced: read into a buffer of exactly that size
@@ -81,34 +76,55 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 	}
 
 	// The media type: declared, or sniffed from the first decoded bytes.
+	ct := resp.Header.Get("Content-Type")
+	sniffLater := false
 	var head []byte
-	if body != nil {
+	var headBuf [sniffLen]byte
+	switch {
+	case whole != nil && !genericTypes[mediaTypeOf(ct)]:
+		// A declared type is sniffed only to catch a binary format's
+		// bytes behind a text type, which servers do not compress: the
+		// head is read from the body once it is decoded whole, not
+		// decoded twice.
+		sniffLater = true
+	case whole != nil:
+		head = wholeHead(raw, whole, headBuf[:0])
+	case body != nil:
 		body.fill(sniffLen, false)
 		head = body.head()
 		head = head[:min(len(head), sniffLen)]
 	}
-	res.MediaType, res.Sniffed = effectiveType(resp.Header.Get("Content-Type"), head)
-	if res.Sniffed {
-		c.stats.add(cSniffed)
-	}
-	if types != nil && res.MediaType != "" && !types.Wanted(res.MediaType) {
-		res.Skipped = true
-		res.Cause = fmt.Errorf("%w: %s", ErrUnwantedType, res.MediaType)
-		c.stats.add(cSkippedType)
-		res.RawBody = raw.take()
-		if body == raw {
-			res.Body = res.RawBody
-		} else if body != nil {
-			res.Body = body.take()
-		}
-		if raw.err != io.EOF {
-			res.Truncated = TruncatedUnspecified
-		}
+	if !sniffLater && c.unwanted(res, ct, head, types) {
+		c.skip(res, raw, body, head)
 		// Closing the body unread drops the connection: cheaper for the
 		// site than sending the rest.
 		return nil
 	}
 
+	if whole != nil {
+		if raw.limit <= wholeMax {
+			raw.fill(raw.limit, true)
+		} else {
+			raw.fill(wholeMax, false)
+		}
+		if raw.err == nil {
+			// Too long to decode whole: decode it as it streams in,
+			// from its first byte.
+			var release func()
+			body, release = c.streamBody(codings, replay(raw), raw)
+			defer release()
+			whole = nil
+			if sniffLater {
+				sniffLater = false
+				body.fill(sniffLen, false)
+				head = body.head()
+				if c.unwanted(res, ct, head[:min(len(head), sniffLen)], types) {
+					c.skip(res, raw, body, nil)
+					return nil
+				}
+			}
+		}
+	}
 	if body != nil {
 		body.fill(body.limit, true)
 	}
@@ -127,18 +143,28 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 	} else {
 		res.RawBody = raw.take()
 	}
-	if body == raw {
+	var wholeErr error
+	switch {
+	case whole != nil:
+		res.Body, res.pooled[1], wholeErr = c.decodeWhole(res.RawBody, codings[0], whole, res.pool)
+		if sniffLater && c.unwanted(res, ct, res.Body[:min(len(res.Body), sniffLen)], types) {
+			res.Skipped = true
+			res.Cause = fmt.Errorf("%w: %s", ErrUnwantedType, res.MediaType)
+			c.stats.add(cSkippedType)
+			return nil
+		}
+	case body == raw:
 		res.Body = res.RawBody
-	} else if body != nil && res.pool {
+	case body != nil && res.pool:
 		res.Body, res.pooled[1] = body.takePooled()
-	} else if body != nil {
+	case body != nil:
 		res.Body = body.take()
 	}
 
 	switch {
-	case body != nil && body.over:
-		res.Truncated, res.Cause = TruncatedLength, body.limitErr
-	case body != nil && errors.Is(body.err, ErrDecompressionBomb):
+	case body != nil && body.over, wholeErr == ErrBodyTooLarge:
+		res.Truncated, res.Cause = TruncatedLength, ErrBodyTooLarge
+	case body != nil && errors.Is(body.err, ErrDecompressionBomb), wholeErr == ErrDecompressionBomb:
 		res.Truncated, res.Cause = TruncatedLength, ErrDecompressionBomb
 	case raw.over:
 		res.Truncated, res.Cause = TruncatedLength, raw.limitErr
@@ -148,14 +174,102 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 			return stop
 		}
 		res.Truncated, res.Cause = trunc, cause
-	case body != nil && body.failed():
-		// The wire delivered everything without error, so the fault is in
-		// the encoded data itself.
-		res.DecodeErr = fmt.Errorf("fetch: decoding %s: %w", strings.Join(codings, ", "), body.err)
+	case body != nil && body.failed(), wholeErr != nil:
+		err := wholeErr
+		if body != nil {
+			err = body.err
+		}
+		res.DecodeErr = fmt.Errorf("fetch: decoding %s: %w", strings.Join(codings, ", "), err)
 		c.stats.add(cDecodeError)
 	}
 	c.stats.count(res.Cause)
 	return nil
+}
+
+// unwanted sets res's media type, declared as ct or sniffed from head,
+// the first decoded bytes, and reports whether types does not want it.
+func (c *Client) unwanted(res *Result, ct string, head []byte, types *TypePolicy) bool {
+	res.MediaType, res.Sniffed = effectiveType(ct, head)
+	if res.Sniffed {
+		c.stats.add(cSniffed)
+	}
+	return types != nil && res.MediaType != "" && !types.Wanted(res.MediaType)
+}
+
+// skip records a body left unread for its type: what was read of it raw
+// and decoded (body's, or head when the decoding was not kept).
+func (c *Client) skip(res *Result, raw, body *recorder, head []byte) {
+	res.Skipped = true
+	res.Cause = fmt.Errorf("%w: %s", ErrUnwantedType, res.MediaType)
+	c.stats.add(cSkippedType)
+	res.RawBody = raw.take()
+	switch {
+	case body == raw:
+		res.Body = res.RawBody
+	case body != nil:
+		res.Body = body.take()
+	case len(head) > 0:
+		res.Body = bytes.Clone(head)
+	}
+	if raw.err != io.EOF {
+		res.Truncated = TruncatedUnspecified
+	}
+}
+
+// streamBody returns a recorder of the body decoded from src as it is
+// read, src being raw or a replay of it, and a function that closes the
+// decoders and gives the recorder's buffers back.
+func (c *Client) streamBody(codings []string, src io.Reader, raw *recorder) (*recorder, func()) {
+	// The codings were applied in order, so undo them in reverse.
+	r := src
+	ds := make([]*lazyDecoder, 0, len(codings))
+	for i := len(codings) - 1; i >= 0; i-- {
+		d := &lazyDecoder{src: r, open: decoders[codings[i]]}
+		ds = append(ds, d)
+		r = d
+	}
+	guard := &bombGuard{r: r, raw: raw, ratio: c.cfg.MaxDecodeRatio, floor: bombFloor}
+	// How far the body decodes is unknown until it has, so it is read
+	// into chunks and copied out at its final size.
+	body := &recorder{r: guard, limit: c.cfg.MaxBodySize, limitErr: ErrBodyTooLarge}
+	body.chunked()
+	return body, func() {
+		body.release()
+		for _, d := range ds {
+			d.Close()
+		}
+	}
+}
+
+// decodeWhole decodes raw, a whole body of the given coding, into a buffer
+// of the body pool when pool is set and it fits one (returned too, nil otherwise), within
+// the client's caps.
+func (c *Client) decodeWhole(raw []byte, coding string, dec wholeFunc, pool bool) ([]byte, *[]byte, error) {
+	// gzip's trailer gives the decoded size of a one-member body: the
+	// buffer is made once, at its size. A wrong size costs a copy.
+	size := min(c.cfg.MaxBodySize, 8*int64(len(raw)))
+	if n, ok := inflate.GzipSize(raw); ok && coding != "deflate" && int64(n) <= c.cfg.MaxBodySize {
+		size = int64(n)
+	}
+	size = max(size, 1)
+	var p *[]byte
+	var dst []byte
+	if pool && size <= maxPooledBody {
+		p = getBodyBuf(int(size))
+		dst = (*p)[:0]
+	} else {
+		dst = make([]byte, 0, size)
+	}
+	out, err := decodeWhole(dst, dec, raw, c.cfg.MaxBodySize, c.cfg.MaxDecodeRatio, true)
+	if p != nil && (len(out) == 0 || &out[:1][0] != &(*p)[:1][0]) {
+		// Empty, or grown out of the pool's buffer: give it back.
+		bodyPools[bodyClass(cap(*p))].Put(p)
+		p = nil
+	}
+	if len(out) == 0 {
+		return nil, nil, err
+	}
+	return out[:len(out):len(out)], p, err
 }
 
 // cutReason says why a body read failed: the exchange's time limits, the

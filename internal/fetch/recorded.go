@@ -36,6 +36,13 @@ func DecodeBody(dst []byte, header http.Header, raw []byte, maxSize int64) ([]by
 		}
 		return raw, nil
 	}
+	if dec := wholeDecoder(codings); dec != nil {
+		out, err := decodeWhole(dst[:0], dec, raw, maxSize, DefaultMaxDecodeRatio, false)
+		if err != nil && err != ErrBodyTooLarge && err != ErrDecompressionBomb {
+			err = fmt.Errorf("fetch: decoding %s: %w", strings.Join(codings, ", "), err)
+		}
+		return out, err
+	}
 	in := &recorder{buf: raw} // the whole input has arrived: the ratio is taken against all of it
 	var r io.Reader = bytes.NewReader(raw)
 	for i := len(codings) - 1; i >= 0; i-- {
