@@ -251,6 +251,9 @@ func (c *Client) decodeWhole(raw []byte, coding string, dec wholeFunc, pool bool
 	if n, ok := inflate.GzipSize(raw); ok && coding != "deflate" && int64(n) <= c.cfg.MaxBodySize {
 		size = int64(n)
 	}
+	if r := c.cfg.MaxDecodeRatio; r > 0 {
+		size = min(size, max(bombFloor, r*int64(len(raw)))) // a bomb's honest trailer is not a reason to allocate
+	}
 	size = max(size, 1)
 	var p *[]byte
 	var dst []byte
