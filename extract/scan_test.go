@@ -299,14 +299,19 @@ func TestRealPagesMatchTokenizer(t *testing.T) {
 // benchPages returns every 64th HTML file of Debian's rust-doc, in path
 // order, or skips.
 func benchPages(b *testing.B) (pages [][]byte, size int64) {
+	root := "/usr/share/doc/rust-doc/html"
+	if r := os.Getenv("GENTLECRAWL_BENCH_DOCS"); r != "" {
+		root = r // another corpus: python3-doc's, postgresql-doc's
+	}
 	var files []string
-	filepath.WalkDir("/usr/share/doc/rust-doc/html", func(path string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".html") {
 			files = append(files, path)
 		}
 		return nil
 	})
-	for i := 0; i < len(files); i += 64 {
+	step := max(len(files)/500, 1)
+	for i := 0; i < len(files); i += step {
 		body, err := os.ReadFile(files[i])
 		if err != nil {
 			b.Fatal(err)
@@ -315,12 +320,13 @@ func benchPages(b *testing.B) (pages [][]byte, size int64) {
 		size += int64(len(body))
 	}
 	if len(pages) == 0 {
-		b.Skip("no rust-doc HTML on this machine")
+		b.Skipf("no HTML under %s on this machine", root)
 	}
 	return pages, size
 }
 
-// BenchmarkRealPages reads a sample of rust-doc's pages: links (HTML),
+// BenchmarkRealPages reads a sample of about 500 of rust-doc's pages
+// (GENTLECRAWL_BENCH_DOCS names another directory of HTML): links (HTML),
 // text (Text), and both at once (Read), as the crawler does for every
 // page. One op is the whole sample.
 func BenchmarkRealPages(b *testing.B) {

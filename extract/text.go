@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"golang.org/x/net/html"
@@ -158,27 +159,28 @@ func (t *textSink) collapse(b []byte, refs, nul bool) bool {
 	if nul {
 		stop |= textNUL
 	}
-	out, space := t.out, t.space
-	for i := 0; i < len(b); {
-		k := textByte[b[i]] & stop
-		if k == textSpace {
+	// The text only shrinks: made room for first, it is written byte by
+	// byte, which for words of a few bytes beats a copy per word.
+	out := slices.Grow(t.out, len(b))
+	n, space := len(out), t.space
+	out = out[:cap(out)]
+	for _, c := range b {
+		switch textByte[c] & stop {
+		case 0:
+			out[n] = c
+			n++
+			space = false
+		case textSpace:
 			if !space {
-				out, space = append(out, ' '), true
+				out[n] = ' '
+				n++
+				space = true
 			}
-			i++
-			continue
-		}
-		if k != 0 {
+		default:
 			return false
 		}
-		j := i + 1
-		for j < len(b) && textByte[b[j]]&stop == 0 {
-			j++
-		}
-		out, space = append(out, b[i:j]...), false
-		i = j
 	}
-	t.out, t.space = out, space
+	t.out, t.space = out[:n], space
 	return true
 }
 
