@@ -95,13 +95,16 @@ func (p *TypePolicy) Wanted(mediaType string) bool {
 	return len(p.Want) == 0 || matchAny(p.Want, mt)
 }
 
+// matchAny reports whether mt, lower case, matches one of patterns, in
+// any case: a type, "type/*" or "*/*". It is asked for every response, of
+// some forty patterns, and allocates nothing.
 func matchAny(patterns []string, mt string) bool {
 	for _, p := range patterns {
-		p = strings.ToLower(strings.TrimSpace(p))
+		p = strings.TrimSpace(p)
 		switch {
-		case p == "*/*" || p == mt:
+		case p == "*/*" || strings.EqualFold(p, mt):
 			return true
-		case strings.HasSuffix(p, "/*") && strings.HasPrefix(mt, p[:len(p)-1]):
+		case strings.HasSuffix(p, "/*") && len(mt) >= len(p)-1 && strings.EqualFold(mt[:len(p)-1], p[:len(p)-1]):
 			return true
 		}
 	}
@@ -183,15 +186,14 @@ func sniff(b []byte) string {
 		// does not list (<meta>, <link>) hide HTML from it.
 		// In XML only an <html> element makes it XHTML: feeds have
 		// <title> too.
-		lower := bytes.ToLower(b)
 		if mt == "text/xml" {
-			if bytes.Contains(lower, []byte("<html")) {
+			if containsFold(b, htmlHints[0]) {
 				return "application/xhtml+xml"
 			}
 			return mt
 		}
 		for _, tag := range htmlHints {
-			if bytes.Contains(lower, tag) {
+			if containsFold(b, tag) {
 				return "text/html"
 			}
 		}
@@ -199,6 +201,25 @@ func sniff(b []byte) string {
 	return mt
 }
 
+// containsFold reports whether b holds sub, which is lower case and starts
+// with '<', in any ASCII case. (Lowercasing a copy of b first cost a
+// 512-byte allocation per XHTML page.)
+func containsFold(b, sub []byte) bool {
+	for i := 0; len(b)-i >= len(sub); {
+		j := bytes.IndexByte(b[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if len(b)-i >= len(sub) && bytes.EqualFold(b[i:i+len(sub)], sub) {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+// htmlHints are the markup that makes text HTML; "<html" first.
 var htmlHints = [][]byte{[]byte("<html"), []byte("<head"), []byte("<body"), []byte("<!doctype html"), []byte("<meta "), []byte("<title>")}
 
 // signatures DetectContentType does not know.

@@ -69,7 +69,7 @@ func TestTypePolicy(t *testing.T) {
 			t.Errorf("default Wanted(%q) = %v, want %v", mt, got, want)
 		}
 	}
-	only := &TypePolicy{Want: []string{"text/*", "application/xhtml+xml"}, Skip: []string{"text/css"}}
+	only := &TypePolicy{Want: []string{" Text/* ", "application/XHTML+xml"}, Skip: []string{"TEXT/css"}}
 	for mt, want := range map[string]bool{"text/html": true, "text/plain": true, "text/css": false, "application/pdf": false, "application/xhtml+xml": true} {
 		if got := only.Wanted(mt); got != want {
 			t.Errorf("Want/Skip Wanted(%q) = %v, want %v", mt, got, want)
@@ -107,6 +107,11 @@ func TestEffectiveType(t *testing.T) {
 		{"video/mp4", "", "video/mp4", false},
 		{"", "", "", false},
 		{"garbage", "<html>", "text/html", true},
+		{"application/octet-stream", "<!-- a comment --><HTML><BODY>", "text/html", true},
+		{"", "<?xml version='1.0'?><HTML xmlns='http://www.w3.org/1999/xhtml'>", "application/xhtml+xml", true},
+		{"", "<?xml version='1.0'?><htm", "text/xml", true},
+		{"application/octet-stream", "<!-- <Title> -->", "text/html", true},
+		{"application/octet-stream", "a < b and <titl", "text/plain", true},
 	} {
 		got, sniffed := effectiveType(tt.ct, []byte(tt.head))
 		if got != tt.want || sniffed != tt.sniffed {
