@@ -98,7 +98,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	po := &pebble.Options{
 		Logger: pebbleLogger{logger},
 		Cache:  cache,
-		FS:     opts.FS,
+		FS:     storeFS(dir, opts.FS),
 		// Admission writes fast; bigger memtables mean fewer, larger
 		// flushes and less work for compactions.
 		MemTableSize: 32 << 20,

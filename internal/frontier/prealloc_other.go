@@ -1,0 +1,5 @@
+//go:build !linux
+
+package frontier
+
+func onTmpfs(string) bool { return false }
