@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sidebyside.sh — CPU per page of gentlecrawl beside GNU Wget2 and Colly v2
 # (issue #18). Serves Debian's rust-doc HTML with a real nginx on 127.0.0.1,
-# crawls the /std/ subtree with each crawler in turn (A B C A B C …, ROUNDS
+# crawls the /std/ subtree (or another corpus: CORPUS) with each crawler in turn (A B C A B C …, ROUNDS
 # rounds), and prints a Markdown table: pages (200 answers in nginx's access
 # log), wall seconds, CPU ms per page ((user+sys)/pages), peak RSS.
 #
@@ -10,12 +10,22 @@
 #        OUTDIR=/dev/shm bench/sidebyside.sh   (every crawler writes its output
 #                                              there, e.g. to memory: Wget2's CPU is
 #                                              then mostly not the kernel writing files)
-# Needs: go, nginx (/usr/sbin/nginx), wget2, /usr/bin/time, rust-doc.
-# As root, missing wget2 / rust-doc / time are installed with apt-get.
+#        CORPUS=python3-doc bench/sidebyside.sh   (the whole of python3-doc's HTML;
+#        CORPUS=postgresql-doc                     or of postgresql-doc-15's, small
+#                                              prose pages; rust-doc, /std/, by default)
+# Needs: go, nginx (/usr/sbin/nginx), wget2, /usr/bin/time, the corpus.
+# As root, missing wget2 / the corpus / time are installed with apt-get.
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
-DOCROOT=${DOCROOT:-/usr/share/doc/rust-doc/html}
+CORPUS=${CORPUS:-rust-doc}
+case $CORPUS in
+rust-doc) DEFROOT=/usr/share/doc/rust-doc/html SUB=std/ PKG=rust-doc ;;
+python3-doc) DEFROOT=/usr/share/doc/python3-doc/html SUB= PKG=python3-doc ;;
+postgresql-doc) DEFROOT=/usr/share/doc/postgresql-doc-15/html SUB= PKG=postgresql-doc-15 ;;
+*) echo "sidebyside: CORPUS is rust-doc, python3-doc or postgresql-doc" >&2; exit 2 ;;
+esac
+DOCROOT=${DOCROOT:-$DEFROOT}
 NGINX=${NGINX:-/usr/sbin/nginx}
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$BENCH/.." && pwd)
@@ -31,7 +41,7 @@ need_pkg() { # need_pkg CHECK-PATH PACKAGE
 	fi
 	[[ -e $1 ]] || die "$1 missing: install the Debian package $2"
 }
-need_pkg "$DOCROOT/std/index.html" rust-doc
+need_pkg "$DOCROOT/${SUB}index.html" "$PKG"
 need_pkg /usr/bin/wget2 wget2
 need_pkg /usr/bin/time time
 [[ -x $NGINX ]] || need_pkg "$NGINX" nginx-light
@@ -89,12 +99,12 @@ CONF
 "$NGINX" -t -q -c "$NGINX_DIR/nginx.conf" -p "$NGINX_DIR" || die "nginx rejects its configuration"
 "$NGINX" -c "$NGINX_DIR/nginx.conf" -p "$NGINX_DIR" || die "nginx did not start"
 for _ in $(seq 50); do
-	curl -fsS -o /dev/null "http://127.0.0.1:$PORT/std/index.html" 2>/dev/null && break
+	curl -fsS -o /dev/null "http://127.0.0.1:$PORT/${SUB}index.html" 2>/dev/null && break
 	sleep 0.1
 done
-curl -fsS -o /dev/null "http://127.0.0.1:$PORT/std/index.html" || die "nginx does not answer on port $PORT"
+curl -fsS -o /dev/null "http://127.0.0.1:$PORT/${SUB}index.html" || die "nginx does not answer on port $PORT"
 
-BASE=http://127.0.0.1:$PORT/std/
+BASE=http://127.0.0.1:$PORT/$SUB
 SEED=${BASE}index.html
 OUT=${OUTDIR:-$TMP}/sidebyside-out.$$
 
@@ -134,7 +144,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo
-echo "rust-doc $(dpkg-query -W -f='${Version}' rust-doc 2>/dev/null || echo '?') /std/ from nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1, $ROUNDS rounds alternating, $(nproc) CPUs, output to $(df --output=fstype "$(dirname "$OUT")" | tail -1) ($(dirname "$OUT"))"
+echo "$PKG $(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || echo '?') /$SUB from nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1, $ROUNDS rounds alternating, $(nproc) CPUs, output to $(df --output=fstype "$(dirname "$OUT")" | tail -1) ($(dirname "$OUT"))"
 echo
 echo "| crawler | pages | wall s (min–max) | CPU ms/page (min–max) | peak RSS MB (min–max) |"
 echo "|---|---:|---:|---:|---:|"
