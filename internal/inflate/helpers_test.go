@@ -18,23 +18,22 @@ import (
 // streams the standard compressor would never produce.
 
 func deflateBytes(tb testing.TB, data []byte, level int) []byte {
-	tb.Helper()
-	var b bytes.Buffer
-	w, err := flate.NewWriter(&b, level)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w.Write(data)
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return b.Bytes()
+	return compressWith(tb, data, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, level) })
 }
 
 func zlibBytes(tb testing.TB, data []byte, level int) []byte {
+	return compressWith(tb, data, func(w io.Writer) (io.WriteCloser, error) { return zlib.NewWriterLevel(w, level) })
+}
+
+func gzipBytes(tb testing.TB, data []byte, level int) []byte {
+	return compressWith(tb, data, func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriterLevel(w, level) })
+}
+
+// compressWith compresses data with a writer newWriter makes.
+func compressWith(tb testing.TB, data []byte, newWriter func(io.Writer) (io.WriteCloser, error)) []byte {
 	tb.Helper()
 	var b bytes.Buffer
-	w, err := zlib.NewWriterLevel(&b, level)
+	w, err := newWriter(&b)
 	if err != nil {
 		tb.Fatal(err)
 	}
