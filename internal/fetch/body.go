@@ -90,9 +90,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 	case whole != nil:
 		head = wholeHead(raw, whole, headBuf[:0])
 	case body != nil:
-		body.fill(sniffLen, false)
-		head = body.head()
-		head = head[:min(len(head), sniffLen)]
+		head = streamHead(body)
 	}
 	if !sniffLater && c.unwanted(res, ct, head, types) {
 		c.skip(res, raw, body, head)
@@ -116,9 +114,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 			whole = nil
 			if sniffLater {
 				sniffLater = false
-				body.fill(sniffLen, false)
-				head = body.head()
-				if c.unwanted(res, ct, head[:min(len(head), sniffLen)], types) {
+				if c.unwanted(res, ct, streamHead(body), types) {
 					c.skip(res, raw, body, nil)
 					return nil
 				}
@@ -146,11 +142,9 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, res *Result,
 	var wholeErr error
 	switch {
 	case whole != nil:
-		res.Body, res.pooled[1], wholeErr = c.decodeWhole(res.RawBody, codings[0], whole, res.pool)
+		res.Body, res.pooled[1], wholeErr = c.wholeBody(res.RawBody, codings[0], whole, res.pool)
 		if sniffLater && c.unwanted(res, ct, res.Body[:min(len(res.Body), sniffLen)], types) {
-			res.Skipped = true
-			res.Cause = fmt.Errorf("%w: %s", ErrUnwantedType, res.MediaType)
-			c.stats.add(cSkippedType)
+			c.markSkipped(res) // read whole, and kept
 			return nil
 		}
 	case body == raw:
@@ -196,12 +190,17 @@ func (c *Client) unwanted(res *Result, ct string, head []byte, types *TypePolicy
 	return types != nil && res.MediaType != "" && !types.Wanted(res.MediaType)
 }
 
-// skip records a body left unread for its type: what was read of it raw
-// and decoded (body's, or head when the decoding was not kept).
-func (c *Client) skip(res *Result, raw, body *recorder, head []byte) {
+// markSkipped records that res's body was not wanted for its type.
+func (c *Client) markSkipped(res *Result) {
 	res.Skipped = true
 	res.Cause = fmt.Errorf("%w: %s", ErrUnwantedType, res.MediaType)
 	c.stats.add(cSkippedType)
+}
+
+// skip records a body left unread for its type: what was read of it raw
+// and decoded (body's, or head when the decoding was not kept).
+func (c *Client) skip(res *Result, raw, body *recorder, head []byte) {
+	c.markSkipped(res)
 	res.RawBody = raw.take()
 	switch {
 	case body == raw:
@@ -214,6 +213,14 @@ func (c *Client) skip(res *Result, raw, body *recorder, head []byte) {
 	if raw.err != io.EOF {
 		res.Truncated = TruncatedUnspecified
 	}
+}
+
+// streamHead returns the first sniffLen bytes of a body as it streams in,
+// reading them first.
+func streamHead(body *recorder) []byte {
+	body.fill(sniffLen, false)
+	head := body.head()
+	return head[:min(len(head), sniffLen)]
 }
 
 // streamBody returns a recorder of the body decoded from src as it is
@@ -241,10 +248,10 @@ func (c *Client) streamBody(codings []string, src io.Reader, raw *recorder) (*re
 	}
 }
 
-// decodeWhole decodes raw, a whole body of the given coding, into a buffer
-// of the body pool when pool is set and it fits one (returned too, nil otherwise), within
-// the client's caps.
-func (c *Client) decodeWhole(raw []byte, coding string, dec wholeFunc, pool bool) ([]byte, *[]byte, error) {
+// wholeBody decodes raw, a whole body of the given coding, within the
+// client's caps, into a buffer of the body pool when pool is set and one
+// fits it (returned too; nil otherwise).
+func (c *Client) wholeBody(raw []byte, coding string, dec wholeFunc, pool bool) ([]byte, *[]byte, error) {
 	// gzip's trailer gives the decoded size of a one-member body: the
 	// buffer is made once, at its size. A wrong size costs a copy.
 	size := min(c.cfg.MaxBodySize, 8*int64(len(raw)))

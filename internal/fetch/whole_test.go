@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -152,5 +153,29 @@ func TestWholeBombUnderMaxBody(t *testing.T) {
 	res := do(t, c, Request{URL: mustURL(t, s.URL)})
 	if !errors.Is(res.Cause, ErrDecompressionBomb) || res.Truncated != TruncatedLength || int64(len(res.Body)) != DefaultMaxDecodeRatio*int64(len(data)) {
 		t.Errorf("Cause %v, Truncated %q, Body %d bytes; want ErrDecompressionBomb, length, %d", res.Cause, res.Truncated, len(res.Body), DefaultMaxDecodeRatio*int64(len(data)))
+	}
+}
+
+// TestWholeBombTrailerNotTrusted: a bomb's gzip trailer states its size
+// honestly (64 MiB, under MaxBodySize); the buffer it is decoded into is
+// held to the ratio's bound instead, so Do allocates a fraction of it.
+func TestWholeBombTrailerNotTrusted(t *testing.T) {
+	data := encode(t, "gzip", make([]byte, 64<<20))
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(data)
+	})
+	c := newClient(t, Config{AllowPrivateNetworks: true, MaxBodySize: 200 << 20})
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := do(t, c, Request{URL: mustURL(t, s.URL), Pooled: true})
+	runtime.ReadMemStats(&after)
+	bound := DefaultMaxDecodeRatio * int64(len(data))
+	if !errors.Is(res.Cause, ErrDecompressionBomb) || int64(len(res.Body)) != bound {
+		t.Errorf("Cause %v, Body %d bytes; want ErrDecompressionBomb and %d", res.Cause, len(res.Body), bound)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 24<<20 {
+		t.Errorf("Do allocated %d MiB for a body bounded at %d MiB", alloc>>20, bound>>20)
 	}
 }

@@ -244,7 +244,7 @@ func TestDynamicCodes(t *testing.T) {
 			length := lenBase[i]
 			if lenExtra[i] > 0 {
 				// 284's range would include 258, which is 285's.
-				length += r.IntN(1<<lenExtra[i] - b2i(s == 284))
+				length += r.IntN(1<<lenExtra[i] - int(b2u(s == 284)))
 			}
 			j := distSyms[r.IntN(len(distSyms))]
 			dist := distBase[j]
@@ -267,30 +267,16 @@ func TestDynamicCodes(t *testing.T) {
 	}
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // TestAccepted covers unusual codes that compress/flate accepts.
 func TestAccepted(t *testing.T) {
-	litOnly := func(lens map[int]uint8) []uint8 {
-		l := make([]uint8, 257)
-		for s, n := range lens {
-			l[s] = n
-		}
-		return l
-	}
 	t.Run("lone end-of-block code of length 1", func(t *testing.T) {
 		var w bitWriter
-		dynamicBlock(&w, true, litOnly(map[int]uint8{256: 1}), []uint8{0}).sym(256)
+		dynamicBlock(&w, true, litLens(map[int]uint8{256: 1}), []uint8{0}).sym(256)
 		checkStream(t, w.bytes(), []byte{})
 	})
 	t.Run("no distance codes, literals only", func(t *testing.T) {
 		var w bitWriter
-		bw := dynamicBlock(&w, true, litOnly(map[int]uint8{'a': 1, 256: 1}), []uint8{0})
+		bw := dynamicBlock(&w, true, litLens(map[int]uint8{'a': 1, 256: 1}), []uint8{0})
 		bw.tokens(lit('a'), lit('a'), lit('a'))
 		bw.sym(256)
 		checkStream(t, w.bytes(), []byte("aaa"))
@@ -449,13 +435,6 @@ func corrupt(f func(w *bitWriter)) []byte {
 
 // TestCorrupt checks each validation rule with a stream that breaks it.
 func TestCorrupt(t *testing.T) {
-	litLens := func(lens map[int]uint8) []uint8 {
-		l := make([]uint8, 257)
-		for s, n := range lens {
-			l[s] = n
-		}
-		return l
-	}
 	// A complete lit/len code with a length symbol: 'a', 256 and 257.
 	abc := litLens(map[int]uint8{'a': 1, 256: 2})
 	abc = append(abc, 2) // symbol 257, length 3
@@ -661,4 +640,14 @@ func TestBuild(t *testing.T) {
 			}
 		}
 	}
+}
+
+// litLens returns the code lengths of a literal/length alphabet of 257
+// symbols, zero but for lens.
+func litLens(lens map[int]uint8) []uint8 {
+	l := make([]uint8, 257)
+	for s, n := range lens {
+		l[s] = n
+	}
+	return l
 }
