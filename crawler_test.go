@@ -746,7 +746,12 @@ func TestNoDelayConcurrency(t *testing.T) {
 	var mu sync.Mutex
 	inFlight, peak, total := 0, 0, 0
 	var busyEnd time.Time
-	var tooSoon []time.Duration
+	var busyConn string // the connection that carried the 503
+	type start struct {
+		after time.Duration
+		conn  string
+	}
+	var tooSoon []start
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		inFlight++
@@ -754,7 +759,7 @@ func TestNoDelayConcurrency(t *testing.T) {
 		peak = max(peak, inFlight)
 		n := total
 		if !busyEnd.IsZero() && time.Since(busyEnd) < time.Second {
-			tooSoon = append(tooSoon, time.Since(busyEnd))
+			tooSoon = append(tooSoon, start{time.Since(busyEnd), r.RemoteAddr})
 		}
 		mu.Unlock()
 		defer func() {
@@ -771,7 +776,7 @@ func TestNoDelayConcurrency(t *testing.T) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 			mu.Lock()
-			busyEnd = time.Now()
+			busyEnd, busyConn = time.Now(), r.RemoteAddr
 			mu.Unlock()
 			return
 		}
@@ -804,9 +809,24 @@ func TestNoDelayConcurrency(t *testing.T) {
 		t.Fatal("the crawl never reached the 503")
 	}
 	// A request already in flight when the 503 was sent may end after it;
-	// none may start inside the Retry-After second.
-	if len(tooSoon) > 0 {
-		t.Errorf("%d requests started within the Retry-After window: %v", len(tooSoon), tooSoon)
+	// none may start inside the Retry-After second. The server sees a
+	// request start when its handler runs, so the one request the crawler
+	// may have sent on its other connection before the 503 reached it can
+	// start after busyEnd on a loaded machine; a second one, or one on the
+	// 503's own connection (reused only once the 503 was read), was sent
+	// inside the window.
+	var late []start
+	others := 0
+	for _, st := range tooSoon {
+		if st.conn != busyConn {
+			if others++; others == 1 {
+				continue
+			}
+		}
+		late = append(late, st)
+	}
+	if len(late) > 0 {
+		t.Errorf("%d requests started within the Retry-After window: %v (all after it: %v)", len(late), late, tooSoon)
 	}
 }
 
