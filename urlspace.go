@@ -347,7 +347,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if pt == nil {
 		opts := extract.Options{ContentType: res.Header.Get("Content-Type")}
 		t, err := opts.Text(res.Body)
-		pt = &pageText{t, err}
+		pt = &pageText{text: t, err: err}
 	}
 	text, err := pt.text, pt.err
 	if err != nil || len(text) == 0 {

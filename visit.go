@@ -603,6 +603,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 				// never against itself; but the same URL with new content
 				// says nothing of which parameters matter.
 				key, follow := c.judgePage(item, res, canonical, found, keys, links, prev != nil, text)
+				text.release()
 				if prev == nil {
 					c.observe(res.URL, key)
 				}
@@ -758,9 +759,11 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		var page *extract.Page
 		var err error
 		if res.Complete() {
+			buf := textBufs.Get().(*[]byte)
+			opts.TextBuf = *buf
 			r := opts.Read(res.URL, res.Body)
 			page, err = r.Page, r.Err
-			text = &pageText{r.Text, r.TextErr}
+			text = &pageText{text: r.Text, err: r.TextErr, buf: buf}
 		} else {
 			page, err = opts.HTML(res.URL, res.Body)
 		}
@@ -857,6 +860,25 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 type pageText struct {
 	text []byte
 	err  error
+	buf  *[]byte // textBufs' loan the text is in; nil if none
+}
+
+// textBufs lends the memory a page's text is read into: the visit is done
+// with the text (judgePage) before it ends, and a new slice for every
+// page was a sixth of the bytes a crawl allocated.
+var textBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// release gives the text's memory back to textBufs, unless it is a huge
+// page's. The text must not be used after.
+func (t *pageText) release() {
+	if t == nil || t.buf == nil {
+		return
+	}
+	if cap(t.text) <= 1<<20 {
+		*t.buf = t.text[:0]
+		textBufs.Put(t.buf)
+	}
+	t.text, t.buf = nil, nil
 }
 
 // isHTML reports whether a response is a page to take links from: its media

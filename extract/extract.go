@@ -110,6 +110,11 @@ type Options struct {
 	// MaxText bounds the bytes of text Text returns. Zero means
 	// DefaultMaxText (1 MiB).
 	MaxText int
+	// TextBuf, when not nil, is where Text and Read put the text: it is
+	// appended to TextBuf[:0], so that a caller done with one page's text
+	// before it reads the next can lend the same memory again. Default:
+	// new memory for every page's text.
+	TextBuf []byte
 }
 
 // HTML extracts the links and robots directives of an HTML page fetched

@@ -234,6 +234,18 @@ func checkRead(t *testing.T, u *url.URL, body []byte, o Options) {
 	if a, b := fmt.Sprintf("%+v", *r.Page), fmt.Sprintf("%+v", *page); a != b {
 		t.Fatalf("%s: Read: page\n %s\nHTML:\n %s", u, a, b)
 	}
+	// A lent buffer (TextBuf) with bytes of an earlier page in it gets
+	// the same text, in its own memory when it has the room.
+	lent := append(make([]byte, 0, len(text)+8), "stale"...)
+	o.TextBuf = lent
+	for _, got := range [][]byte{o.Read(u, body).Text, func() []byte { b, _ := o.Text(body); return b }()} {
+		if !bytes.Equal(got, text) {
+			t.Fatalf("%s: with TextBuf: text %q, want %q", u, got, text)
+		}
+		if len(got) > 0 && &got[0] != &lent[:1][0] {
+			t.Fatalf("%s: with TextBuf of capacity %d, the text of %d bytes is not in it", u, cap(lent), len(got))
+		}
+	}
 }
 
 // TestRealPagesMatchTokenizer reads real documentation sites from Debian

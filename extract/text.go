@@ -85,6 +85,7 @@ type textSink struct {
 	space    bool // out ends in a space, or is empty
 	err      error
 	decoded  []byte // scratch for text with entities
+	dst      []byte // where result puts the text: Options.TextBuf
 }
 
 func (o Options) newTextSink(bodyLen int) *textSink {
@@ -93,7 +94,7 @@ func (o Options) newTextSink(bodyLen int) *textSink {
 		maxText = DefaultMaxText
 	}
 	t := textSinks.Get().(*textSink)
-	*t = textSink{out: t.out[:0], decoded: t.decoded[:0], max: maxText, maxToken: o.maxToken(), space: true}
+	*t = textSink{out: t.out[:0], decoded: t.decoded[:0], max: maxText, maxToken: o.maxToken(), space: true, dst: o.TextBuf}
 	return t
 }
 
@@ -208,15 +209,17 @@ const (
 // result returns the text and the error that cut it short, and gives the
 // sink back to the pool.
 func (t *textSink) result() ([]byte, error) {
-	text := bytes.Clone(bytes.TrimRight(t.out, " "))
-	if text == nil {
+	var text []byte
+	if t.dst != nil {
+		text = append(t.dst[:0], bytes.TrimRight(t.out, " ")...)
+	} else if text = bytes.Clone(bytes.TrimRight(t.out, " ")); text == nil {
 		text = []byte{}
 	}
 	err := t.err
 	if cap(t.out) > 4<<20 || cap(t.decoded) > 4<<20 {
 		t.out, t.decoded = nil, nil // not the buffers of a huge page
 	}
-	t.err = nil
+	t.err, t.dst = nil, nil
 	textSinks.Put(t)
 	return text, err
 }
