@@ -93,3 +93,63 @@ func TestLimitFor(t *testing.T) {
 		}
 	}
 }
+
+func TestPercentFor(t *testing.T) {
+	tu := &Tuner{cfg: Config{Percent: 200, StartPercent: 50}}
+	for _, c := range []struct {
+		live, allocs uint64
+		want         int
+	}{
+		{0, 0, 50},               // at the start
+		{4 * mib, 8 * mib, 63},   // √(0.2·2) = 0.63
+		{5 * mib, 25 * mib, 100}, // a crawl of a thousand small pages
+		{30 * mib, 1 << 30, 200}, // a long one: √(6.8) = 2.6, capped
+		{4 * mib, 1 * mib, 50},   // never under StartPercent
+		{1, math.MaxUint64, 200}, // nor over Percent
+	} {
+		if got := tu.percentFor(c.live, c.allocs); got != c.want {
+			t.Errorf("percentFor(%d, %d) = %d, want %d", c.live, c.allocs, got, c.want)
+		}
+	}
+	// Without StartPercent, or with one not under Percent: Percent.
+	for _, start := range []int{0, 200, 300} {
+		tu := &Tuner{cfg: Config{Percent: 200, StartPercent: start}}
+		if got := tu.percentFor(5*mib, 25*mib); got != 200 {
+			t.Errorf("StartPercent %d: percentFor = %d, want 200", start, got)
+		}
+	}
+}
+
+func TestPercentRises(t *testing.T) {
+	gc := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(gc)
+	tu := Start(Config{Percent: 400, StartPercent: 20, Floor: 1 << 40, MinPercent: 40})
+	defer tu.Stop()
+	if got := debug.SetGCPercent(20); got != 20 {
+		t.Fatalf("GOGC after Start = %d, want StartPercent 20", got)
+	}
+	// A small live heap and much garbage: the percent must rise to the
+	// cap, as √(0.2·allocs/live) passes 4.
+	keep = [][]byte{make([]byte, mib)}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for range 64 {
+			keep = append(keep[:1], make([]byte, 64<<10))
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		tu.mu.Lock()
+		p := tu.percent
+		tu.mu.Unlock()
+		if p == 400 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC stayed at %d after 30 s of garbage, want 400", p)
+		}
+	}
+	if got := debug.SetGCPercent(400); got != 400 {
+		t.Fatalf("runtime's GOGC %d, tuner's 400", got)
+	}
+	keep = nil
+}
