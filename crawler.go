@@ -55,6 +55,10 @@ type Crawler struct {
 	shared *shared
 	// stopAcquiring makes the workers take no new host (set by Run).
 	stopAcquiring context.CancelFunc
+	// helpers hands a function to an idle helper goroutine (runHelper);
+	// closing helpersDone, when Run's workers are done, ends them.
+	helpers     chan func()
+	helpersDone chan struct{}
 
 	extPolicy *fetch.ExtensionPolicy // nil: every extension is fetched
 	space     *space
@@ -179,10 +183,12 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	} else {
 		close(feeding)
 	}
+	c.helpers, c.helpersDone = make(chan func()), make(chan struct{})
 	for range c.cfg.Workers {
 		wg.Go(func() { c.work(ctx, acquireCtx, stopAcquiring) })
 	}
 	wg.Wait()
+	close(c.helpersDone) // every helper is idle: the workers waited for them
 	stopAcquiring()
 	<-feeding
 	c.giveBack()
