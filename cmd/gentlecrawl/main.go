@@ -20,13 +20,13 @@ func main() {
 		// memory limit of 72 MiB the heap may triple while it is small,
 		// and it collects 36 times (0.19 s), in about the same RSS
 		// (BENCHMARKS.md 14d, issue #18). Past the limit the heap grows
-		// by 40 % of the live heap, as at GOGC=40. GOGC starts at 50 and
-		// rises to 200 as the crawl allocates: fresh memory costs a page
-		// fault once (11 µs a page on our VMs), and a crawl of a thousand
-		// small pages touched 6,300 pages at 200 from the start, 3,300 at
-		// 100 (gctune.percentFor). GOGC or GOMEMLIMIT set in the
-		// environment wins.
-		gctune.Start(gctune.Config{Percent: 200, StartPercent: 50, Floor: 72 << 20, MinPercent: 40, Slack: 16 << 20})
+		// by 40 % of the live heap, as at GOGC=40. After the first
+		// collection GOGC follows the allocations, from 50 up to 200:
+		// fresh memory costs a page fault once (11 µs a page on our VMs),
+		// and a crawl of a thousand small pages touched 6,300 pages at 200
+		// throughout, 3,300 this way (gctune.percentFor). GOGC or
+		// GOMEMLIMIT set in the environment wins.
+		gctune.Start(gctune.Config{Percent: 200, LowPercent: 50, Floor: 72 << 20, MinPercent: 40, Slack: 16 << 20})
 	}
 	// A crawl of one host at a time runs on one P (internal/cli, procTuner).
 	cli.TuneProcs = os.Getenv("GOMAXPROCS") == ""

@@ -38,10 +38,11 @@ type Config struct {
 	// (goroutine stacks, the collector's metadata) once the limit follows
 	// the live heap.
 	Slack int64
-	// StartPercent, when between 0 and Percent, is GOGC at the start; it
-	// rises toward Percent as the process allocates (see percentFor).
-	// Zero: Percent from the start.
-	StartPercent int
+	// LowPercent, when between 0 and Percent, is the least GOGC the
+	// tuner sets after a collection: GOGC is Percent until the first one,
+	// then follows the allocations from LowPercent up to Percent (see
+	// percentFor). Zero: Percent throughout.
+	LowPercent int
 }
 
 // markPerFault is what marking a byte of live heap costs against what the
@@ -115,7 +116,7 @@ func (t *Tuner) afterGC() {
 }
 
 // percentFor returns GOGC for a live heap of live bytes after allocs bytes
-// allocated in all.
+// allocated in all; with no live heap measured yet (the start), Percent.
 //
 // A heap that grows into fresh memory pays for each new page once (a page
 // fault, costly in a VM); a collection pays for marking the live heap each
@@ -124,14 +125,14 @@ func (t *Tuner) afterGC() {
 // about fault·live·p + mark·allocs/p, least at p = √(markPerFault ·
 // allocs/live). A short crawl thus collects often in a small heap that
 // stays in memory already touched, and a long one seldom: the percent
-// rises from StartPercent to Percent as the allocations pile up.
+// rises from LowPercent to Percent as the allocations pile up. Until the
+// first collection it is Percent: the runtime's least heap goal is 4 MiB
+// times GOGC/100, and at 50 a crawl collected three times while starting
+// up, in a heap that goes past 4 MiB anyway.
 func (t *Tuner) percentFor(live, allocs uint64) int {
-	lo, hi := t.cfg.StartPercent, t.cfg.Percent
-	if lo <= 0 || lo >= hi {
+	lo, hi := t.cfg.LowPercent, t.cfg.Percent
+	if lo <= 0 || lo >= hi || live == 0 {
 		return hi
-	}
-	if live == 0 {
-		return lo
 	}
 	p := 100 * math.Sqrt(markPerFault*float64(allocs)/float64(live))
 	return int(min(max(p, float64(lo)), float64(hi)))

@@ -95,12 +95,12 @@ func TestLimitFor(t *testing.T) {
 }
 
 func TestPercentFor(t *testing.T) {
-	tu := &Tuner{cfg: Config{Percent: 200, StartPercent: 50}}
+	tu := &Tuner{cfg: Config{Percent: 200, LowPercent: 50}}
 	for _, c := range []struct {
 		live, allocs uint64
 		want         int
 	}{
-		{0, 0, 50},               // at the start
+		{0, 0, 200},              // at the start: Percent
 		{4 * mib, 8 * mib, 63},   // √(0.2·2) = 0.63
 		{5 * mib, 25 * mib, 100}, // a crawl of a thousand small pages
 		{30 * mib, 1 << 30, 200}, // a long one: √(6.8) = 2.6, capped
@@ -111,11 +111,11 @@ func TestPercentFor(t *testing.T) {
 			t.Errorf("percentFor(%d, %d) = %d, want %d", c.live, c.allocs, got, c.want)
 		}
 	}
-	// Without StartPercent, or with one not under Percent: Percent.
-	for _, start := range []int{0, 200, 300} {
-		tu := &Tuner{cfg: Config{Percent: 200, StartPercent: start}}
+	// Without LowPercent, or with one not under Percent: Percent.
+	for _, low := range []int{0, 200, 300} {
+		tu := &Tuner{cfg: Config{Percent: 200, LowPercent: low}}
 		if got := tu.percentFor(5*mib, 25*mib); got != 200 {
-			t.Errorf("StartPercent %d: percentFor = %d, want 200", start, got)
+			t.Errorf("LowPercent %d: percentFor = %d, want 200", low, got)
 		}
 	}
 }
@@ -123,15 +123,35 @@ func TestPercentFor(t *testing.T) {
 func TestPercentRises(t *testing.T) {
 	gc := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(gc)
-	tu := Start(Config{Percent: 400, StartPercent: 20, Floor: 1 << 40, MinPercent: 40})
+	tu := Start(Config{Percent: 400, LowPercent: 20, Floor: 1 << 40, MinPercent: 40})
 	defer tu.Stop()
-	if got := debug.SetGCPercent(20); got != 20 {
-		t.Fatalf("GOGC after Start = %d, want StartPercent 20", got)
+	if got := debug.SetGCPercent(400); got != 400 {
+		t.Fatalf("GOGC after Start = %d, want Percent 400", got)
+	}
+	// A live heap of 64 MiB and little garbage: after a collection the
+	// percent falls toward LowPercent, as √(0.2·allocs/live) is small.
+	keep = make([][]byte, 64)
+	for i := range keep {
+		keep[i] = make([]byte, mib)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		tu.mu.Lock()
+		p := tu.percent
+		tu.mu.Unlock()
+		if p < 400 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC stayed at %d with a large live heap, want it lower", p)
+		}
 	}
 	// A small live heap and much garbage: the percent must rise to the
 	// cap, as √(0.2·allocs/live) passes 4.
 	keep = [][]byte{make([]byte, mib)}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline = time.Now().Add(30 * time.Second)
 	for {
 		for range 64 {
 			keep = append(keep[:1], make([]byte, 64<<10))
