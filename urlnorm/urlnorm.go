@@ -3,10 +3,12 @@ package urlnorm
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/net/idna"
 )
@@ -170,6 +172,30 @@ func asciiHost(host string) (string, error) {
 // HostKey returns "scheme://host[:port]" with the scheme and host lowercased
 // and the default port dropped: the unit of politeness and scope.
 func HostKey(u *url.URL) string {
+	// A crawl asks for the key of the same few hosts over and over (two
+	// dozen times a page), so the keys made last are remembered, a few
+	// hosts at once: building one took two allocations.
+	slot := &hostKeys[maphash.String(hostKeySeed, u.Host)%uint64(len(hostKeys))]
+	if m := slot.Load(); m != nil && m.host == u.Host && m.scheme == u.Scheme {
+		return m.key
+	}
+	key := hostKey(u)
+	slot.Store(&hostKeyMemo{scheme: u.Scheme, host: u.Host, key: key})
+	return key
+}
+
+// hostKeys remembers recent HostKey results, one per slot, the slot
+// chosen by the host.
+var (
+	hostKeys    [64]atomic.Pointer[hostKeyMemo]
+	hostKeySeed = maphash.MakeSeed()
+)
+
+// hostKeyMemo is a HostKey result and the URL fields it was made from.
+type hostKeyMemo struct{ scheme, host, key string }
+
+// hostKey is HostKey without the memo.
+func hostKey(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
 	host, port, err := splitHostPort(u.Host)
 	if err != nil {

@@ -2,8 +2,11 @@ package urlnorm
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -299,5 +302,45 @@ func TestCleanRefusesColonInHost(t *testing.T) {
 	}
 	if _, err := Clean(&url.URL{Scheme: "http", Host: "[::1]:81", Path: "/"}); err != nil {
 		t.Errorf("an IPv6 literal with a port: %v", err)
+	}
+}
+
+// TestHostKeyMemo checks the remembered keys against keys made afresh, for
+// more hosts than the memo has slots, asked for in a random order from
+// several goroutines, and that a host asked for again costs nothing.
+func TestHostKeyMemo(t *testing.T) {
+	var urls []*url.URL
+	for i := range 300 {
+		for _, scheme := range []string{"http", "https", "HTTP"} {
+			host := fmt.Sprintf("h%d.example", i)
+			switch i % 4 {
+			case 1:
+				host = strings.ToUpper(host) + ":80"
+			case 2:
+				host += ":8443"
+			case 3:
+				host = fmt.Sprintf("[2001:db8::%x]:443", i)
+			}
+			urls = append(urls, &url.URL{Scheme: scheme, Host: host})
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 9))
+			for range 20000 {
+				u := urls[r.IntN(len(urls))]
+				if got, want := HostKey(u), hostKey(u); got != want {
+					t.Errorf("HostKey(%s://%s) = %q, want %q", u.Scheme, u.Host, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	u := &url.URL{Scheme: "http", Host: "Example.com:80", Path: "/a"}
+	HostKey(u)
+	if n := testing.AllocsPerRun(100, func() { HostKey(u) }); n != 0 {
+		t.Errorf("HostKey of a host asked for again: %v allocations, want 0", n)
 	}
 }
