@@ -16,6 +16,8 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/idna"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/rawio"
 )
 
 // h1 carries the exchanges of http:// URLs: HTTP/1.1 over kept-alive
@@ -261,6 +263,9 @@ func (t *h1) conn(ctx context.Context, addr string) (*h1Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Read and written without waking the runtime's monitor on every page
+	// (package rawio).
+	conn = rawio.NewConn(conn)
 	pc := &h1Conn{t: t, key: addr, conn: conn, limit: -1}
 	pc.br = bufio.NewReaderSize(pc, 16<<10)
 	return pc, nil
