@@ -19,6 +19,11 @@
 // poller as net.Conn's methods do), and for writes to files on local file
 // systems, whose writes land in the page cache (see Local). Anything else
 // goes through the os and net packages as usual.
+//
+// Built with the race detector, the same calls go through package syscall
+// (sys_race.go), whose annotations tell the detector that bytes written to
+// a descriptor happen before they are read; the raw calls are tested
+// without it (scripts/test).
 package rawio
 
 import (
