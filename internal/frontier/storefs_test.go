@@ -13,19 +13,33 @@ import (
 )
 
 // TestStoreFilesWriteRaw: on a local file system the store's files are
-// written by raw system calls (package rawio), and what they hold is what
-// was written, through every way Pebble opens a file for writing.
+// written by raw system calls (package rawio), in tmpfs without fsyncs,
+// and what they hold is what was written, through every way Pebble opens
+// a file for writing, on disk and in /dev/shm.
 func TestStoreFilesWriteRaw(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "store")
+	dirs := []string{t.TempDir()}
+	if onTmpfs("/dev/shm") {
+		shm, err := os.MkdirTemp("/dev/shm", "gentlecrawl-storefs-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(shm) })
+		dirs = append(dirs, shm)
+	}
+	for _, d := range dirs {
+		testStoreFiles(t, filepath.Join(d, "store"))
+	}
+}
+
+func testStoreFiles(t *testing.T, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fs := storeFS(dir, nil)
+	tmpfs, raw := onTmpfs(dir), rawio.Raw() && rawio.LocalDir(dir)
 	sf, ok := fs.(storeFiles)
-	if rawio.Raw() && rawio.LocalDir(dir) {
-		if !ok || !sf.raw {
-			t.Fatalf("store in %s (local): file system %T, want raw writes", dir, fs)
-		}
+	if ok != (tmpfs || raw) || ok && (sf.tmpfs != tmpfs || sf.raw != raw) {
+		t.Fatalf("store in %s: file system %#v; want tmpfs %v, raw %v", dir, fs, tmpfs, raw)
 	}
 	var want []byte
 	for i := range 50 {
@@ -65,6 +79,12 @@ func TestStoreFilesWriteRaw(t *testing.T) {
 		}
 		if err := f.Sync(); err != nil {
 			t.Fatal(how, err)
+		}
+		if err := f.SyncData(); err != nil {
+			t.Fatal(how, err)
+		}
+		if full, err := f.SyncTo(int64(len(want))); err != nil || tmpfs && !full {
+			t.Fatal(how, full, err)
 		}
 		f.Close()
 		r, err := vfs.Default.Open(name)
