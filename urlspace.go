@@ -30,6 +30,11 @@ type space struct {
 	patterns  *urlspace.Patterns
 	repeats   *dupIndex
 	near      *simhash.Index[string] // fingerprints of pages fetched: "origin URL"
+	families  *urlspace.Families
+	defaults  *urlspace.Defaults
+	shingles  *shingles
+	watch     yieldWatch
+	views     viewIndex
 
 	maxStripped int // bound of mu.stripped: maxStripped
 
@@ -66,6 +71,9 @@ func newSpace() *space {
 		explosion: urlspace.NewExplosion(urlspace.ExplosionConfig{}),
 		patterns:  urlspace.NewPatterns(urlspace.PatternConfig{}),
 		repeats:   newDupIndex(),
+		families:  urlspace.NewFamilies(urlspace.FamilyConfig{}),
+		defaults:  urlspace.NewDefaults(urlspace.DefaultsConfig{}),
+		shingles:  newShingles(),
 
 		maxStripped: maxStripped,
 		near:        simhash.NewIndex[string](3, maxNearEntries),
@@ -124,6 +132,9 @@ type HostURLSpace struct {
 	// Irrelevant lists the query parameters found not to change the
 	// content, with the evidence, e.g. "sort (3 pages, 9 URLs; e.g. …)".
 	Irrelevant []string `json:"irrelevant_params,omitempty"`
+	// Defaults lists the parameters found to give, with one value, the
+	// same page as without them ("start=0"), with the evidence.
+	Defaults []string `json:"default_params,omitempty"`
 	// Exploding describes a host whose URLs grow far faster than its
 	// distinct content, naming the patterns responsible.
 	Exploding string `json:"exploding,omitempty"`
@@ -137,6 +148,25 @@ type HostURLSpace struct {
 	// Traps names each URL pattern whose pages kept repeating pages
 	// fetched before, with the evidence and what it cost.
 	Traps []TrapFound `json:"traps,omitempty"`
+	// Families names each URL family whose pages, reached from within
+	// their own section of the site, stopped yielding anything new: new
+	// URLs elsewhere on the host, or new text.
+	Families []FamilyFound `json:"families,omitempty"`
+}
+
+// FamilyFound is a URL family of a host judged by what its pages yielded.
+type FamilyFound struct {
+	// Pattern is the family's URL pattern: its path, digits and
+	// many-valued segments masked, and its parameters' names
+	// ("/news?section&tag", "/tag/*").
+	Pattern string `json:"pattern"`
+	// Evidence says what its pages yielded and how they were reached.
+	Evidence string   `json:"evidence"`
+	Requests int      `json:"requests"` // its pages fetched
+	Yielded  int      `json:"yielded"`  // of those, pages that yielded
+	Refused  int      `json:"refused"`  // its URLs, or those of families refining it, not fetched
+	Spent    bool     `json:"spent"`    // its refinements are no longer fetched
+	Examples []string `json:"examples,omitempty"`
 }
 
 // TrapFound is a URL pattern of a host whose pages turned out to repeat
@@ -162,6 +192,7 @@ var dupKindText = map[string][2]string{
 	urlspace.DupReordered: {"with the same links as another page in another order (a sort order)", "with the same links as another page in another order (a sort order)"},
 	urlspace.DupChain:     {"near-identical to another page of the pattern, numbers and dates aside (a calendar or a counter)", "near-identical to other pages of the pattern, numbers and dates aside (a calendar or a counter)"},
 	urlspace.DupEndless:   {"like the page whose path it extends (an endless path)", "like the page whose path theirs extends (an endless path)"},
+	urlspace.DupView:      {"with the main text of another page in other chrome (a print, AMP or highlighted view)", "with the main text of other pages in other chrome (print, AMP or highlighted views)"},
 }
 
 func trapFound(t urlspace.Trap) TrapFound {
@@ -193,6 +224,10 @@ func (c *Crawler) candidate(u *url.URL, depth int) frontier.Candidate {
 
 // candidateDrop is candidate with u's dropFunc given.
 func (c *Crawler) candidateDrop(u *url.URL, depth int, drop func(string) bool) frontier.Candidate {
+	if s, ok := c.space.defaults.Strip(urlnorm.HostKey(u), u); ok {
+		// Parameters whose value here gives the page without them.
+		u = s
+	}
 	fetchURL, _ := urlnorm.StripFunc(u, drop)
 	cand := frontier.Candidate{
 		Host:      politenessKey(u),
@@ -266,14 +301,41 @@ func (c *Crawler) admit(cand frontier.Candidate) bool {
 	if !ok {
 		c.cfg.Logger.Debug("URL refused", "url", cand.URL, "reason", reason)
 		c.stats.update(func(s *Summary) { s.TrapsRefused++ })
+		return false
 	}
-	return ok
+	c.space.families.Discovered(urlnorm.HostKey(u), cand.Canonical)
+	if p := c.space.watch.admitted(cand.Parent, candClass(&cand)); p != nil {
+		c.space.families.Yielded(p.page)
+	}
+	return true
+}
+
+// familySpent reports whether a queued URL, found within its own section
+// of the site, belongs to a URL family whose budget is spent
+// (urlspace.Families); with count, the refusal is counted. Seeds,
+// sitemaps and URLs found from elsewhere on the site are never refused.
+func (c *Crawler) familySpent(item *frontier.Item, u *url.URL, count bool) bool {
+	if item.Depth == 0 || item.Kind != "" || c.cfg.Continuous {
+		return false
+	}
+	class := classOf(item)
+	if class == urlspace.ClassOther {
+		return false
+	}
+	_, drop := c.keyFunc(u)
+	family, spent := c.space.families.Spent(urlnorm.HostKey(u), urlnorm.Key(u, drop), class, count)
+	if spent && count {
+		c.cfg.Logger.Debug("URL of a spent family not fetched", "url", item.URL, "family", family)
+		c.stats.update(func(s *Summary) { s.TrapsRefused++ })
+	}
+	return spent
 }
 
 // observe tells the URL-space learners what content a fetched URL had.
 func (c *Crawler) observe(u *url.URL, digest string) {
 	c.space.learner.Observe(u, digest)
 	c.space.explosion.Observe(u, digest)
+	c.space.defaults.Observe(urlnorm.HostKey(u), urlnorm.Key(u, c.dropFunc(u)), digest)
 }
 
 // report describes each host's URL space for the summary.
@@ -305,6 +367,22 @@ func (s *space) report() map[string]*HostURLSpace {
 	for _, h := range s.patterns.Hosts() {
 		for _, t := range s.patterns.Traps(h) {
 			get(h).Traps = append(get(h).Traps, trapFound(t))
+		}
+	}
+	for _, h := range s.defaults.Hosts() {
+		for p, n := range s.defaults.Learned(h) {
+			get(h).Defaults = append(get(h).Defaults, fmt.Sprintf("%s (the same page as without it: %d pairs)", p, n))
+		}
+		sort.Strings(get(h).Defaults)
+	}
+	for _, h := range s.families.Hosts() {
+		for _, f := range s.families.Wasteful(h) {
+			n, y := 0, 0
+			for i := range f.Fetched {
+				n, y = n+f.Fetched[i], y+f.Yielded[i]
+			}
+			get(h).Families = append(get(h).Families, FamilyFound{Pattern: f.Pattern, Evidence: f.Evidence(),
+				Requests: n, Yielded: y, Refused: f.Refused, Spent: f.Spent, Examples: f.Examples})
 		}
 	}
 	s.mu.Lock()
@@ -360,11 +438,31 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, tp, found, keys, keyOf)
 	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near, keyOf)
+	if dup.Kind == "" && !refresh {
+		if of := c.space.views.viewOf(hashString(urlnorm.HostKey(res.URL)), res.URL.String(), text); of != "" {
+			path, template := pathTemplate(of, keyOf)
+			dup = urlspace.Dup{Kind: urlspace.DupView, Of: of, OfTemplate: template}
+			if tail, ok := extends(pp.path, path); ok {
+				// The page whose path this one's extends: an endless path.
+				dup = urlspace.Dup{Kind: urlspace.DupEndless, Of: of, Tail: tail}
+			}
+		}
+	}
 	if !refresh && !c.sessionVariant(res.URL, dup) {
 		// (The same page under another session id is the Learner's to
 		// sort out, not a pattern's budget to spend; and a pattern's
 		// budget counts discovery, not revisits of its pages.)
 		c.space.patterns.Fetched(res.URL, drop, dup)
+	}
+	if !refresh {
+		variant := canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(res.URL) && keyOf(canonical) != keyOf(res.URL)
+		page, yielded := c.pageFamily(res.URL, keyOf(res.URL), classOf(item), text, variant)
+		if variant {
+			c.space.families.Hinted(page)
+		}
+		if dup.Kind == "" && !yielded {
+			c.space.watch.watch(pp.chain(), &watchedPage{page: page})
+		}
 	}
 	if dup.Kind != "" {
 		c.cfg.Logger.Debug("duplicate page", "url", res.URL.String(), "kind", dup.Kind, "of", dup.Of)

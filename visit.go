@@ -17,6 +17,7 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
 	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
+	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 	"github.com/gentlecrawl/gentlecrawl/warc"
 )
@@ -275,7 +276,7 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			}
 			continue
 		}
-		if c.trapSpent(item, u, true) {
+		if c.trapSpent(item, u, true) || c.familySpent(item, u, true) {
 			if err := settle(item, u, frontier.Duplicate); err != nil {
 				return fail(err)
 			}
@@ -335,7 +336,7 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 		if cand := c.candidate(u, item.Depth); cand.URL != item.URL {
 			break // re-keying is the single path's job
 		}
-		if c.trapSpent(item, u, false) || c.fetchedStripped(u) {
+		if c.trapSpent(item, u, false) || c.familySpent(item, u, false) || c.fetchedStripped(u) {
 			break // so is settling a trap's URL or a duplicate
 		}
 		if !r.group.Allowed(pathQuery(u)) {
@@ -759,6 +760,7 @@ func (c *Crawler) noteLoad(host string, load *hostload.Load) {
 // not parsed: found holds nil for it, and keys its key.
 func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL, keys []string, text *pageText) {
 	redirect := res.Status >= 300 && res.Status < 400
+	var hinted []*url.URL // rel="nofollow" links
 	switch {
 	case redirect:
 		loc := res.Header.Get("Location")
@@ -814,7 +816,15 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		found = make([]*url.URL, 0, len(page.Links))
 		keys = make([]string, 0, len(page.Links))
 		for _, l := range page.Links {
-			if l.Kind != extract.KindPage || l.NoFollow {
+			if l.Kind != extract.KindPage {
+				continue
+			}
+			if l.NoFollow {
+				// A hint, not a wall: queued last, under its family's
+				// budget (hintedLinks), but not part of the page's prints.
+				if u, err := url.Parse(l.URL); err == nil {
+					hinted = append(hinted, u)
+				}
 				continue
 			}
 			if plainLink(l.URL) {
@@ -837,6 +847,22 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	if redirect {
 		depth = item.Depth // a redirect is the same page moved, not a link
 	}
+	// Each link's class (urlspace.LinkClass) against the page's key
+	// orders the host's queue; a redirect's target keeps the class of the
+	// URL that redirected.
+	var pageKey, pageOrigin string
+	if !c.cfg.Continuous {
+		pageKey, pageOrigin = urlnorm.Key(res.URL, c.dropFunc(res.URL)), urlnorm.HostKey(res.URL)
+	}
+	nFound, hintedFrom := len(found), len(found)
+	if canonical != nil && urlnorm.Canonical(canonical) != urlnorm.Canonical(res.URL) {
+		if cu, err := url.Parse(canonical.String()); err == nil {
+			cu.Fragment, cu.RawFragment = "", ""
+			found = append(found, cu)
+			hintedFrom++
+		}
+	}
+	found = append(found, hinted...)
 	// The links of a page are mostly of its own origin, whose parameter
 	// rules are looked up once.
 	var (
@@ -846,6 +872,9 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	)
 	if keys == nil {
 		keys = make([]string, len(found))
+	}
+	for len(keys) < len(found) {
+		keys = append(keys, "")
 	}
 	for i, u := range found {
 		switch {
@@ -863,7 +892,21 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 				dropScheme, dropHost = u.Scheme, u.Host
 			}
 			cand := c.candidateDrop(u, depth, drop)
-			keys[i] = cand.Canonical
+			if i < nFound {
+				keys[i] = cand.Canonical
+			}
+			if pageKey != "" {
+				class := urlspace.ClassOther
+				switch {
+				case redirect:
+					class = classOf(item)
+				case i >= hintedFrom:
+					class = urlspace.ClassHinted
+				case i < nFound && urlnorm.HostKey(u) == pageOrigin:
+					class = urlspace.LinkClass(pageKey, cand.Canonical)
+				}
+				cand.Due = classDue(class)
+			}
 			if redirect {
 				cand.Hops = item.Hops + 1
 				if cand.URL == res.URL.String() {
@@ -880,7 +923,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	if outOfScope > 0 || tooDeep > 0 || skipped > 0 {
 		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep; s.SkippedExtension += skipped })
 	}
-	return out, canonical, found, keys, text
+	return out, canonical, found[:nFound], keys[:nFound], text
 }
 
 // pageText is the visible text of a page (extract.Options.Text), and the

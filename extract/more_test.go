@@ -216,7 +216,7 @@ func TestText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "T&itle Hello world next\u00a0one a b end"; string(got) != want {
+	if want := "T&itle\nHello world\nnext\u00a0one\na\nb\nend"; string(got) != want {
 		t.Errorf("Text = %q, want %q", got, want)
 	}
 	got, err = Options{MaxText: 8}.Text([]byte(body))

@@ -173,7 +173,7 @@ func tokenizerText(body []byte) []byte {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			return bytes.TrimRight(out, " ")
+			return bytes.TrimRight(out, " \n")
 		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
 			name, _ := z.TagName()
 			if hidden(name) {
@@ -187,8 +187,13 @@ func tokenizerText(body []byte) []byte {
 				}
 				continue
 			}
-			if !inline(name) && !space {
-				out, space = append(out, ' '), true
+			if !inline(name) {
+				switch {
+				case !space:
+					out, space = append(out, '\n'), true
+				case len(out) > 0 && out[len(out)-1] == ' ':
+					out[len(out)-1] = '\n'
+				}
 			}
 		case html.TextToken:
 			if skip > 0 {

@@ -28,7 +28,9 @@ func Text(body []byte) ([]byte, error) {
 // entities decoded, runs of white space collapsed to one space, and
 // nothing of <script>, <style>, <template>, <noscript>, <iframe>,
 // <noembed>, <noframes> or <svg>; <title> counts. Block-level
-// tags separate words; inline ones (<b>, <a>, <span>, ...) do not.
+// tags separate words with a newline instead, so that the text's lines
+// are the page's blocks; inline ones (<b>, <a>, <span>, ...) do not
+// separate words.
 //
 // The text is at most Options.MaxText bytes; past that, or when a token is
 // longer than Options.MaxToken, the text so far is returned with an error
@@ -125,8 +127,15 @@ func (t *textSink) token(s *scanner, k tokenKind) bool {
 			}
 			return true
 		}
-		if f&tagInline == 0 && !t.space {
-			t.out, t.space = append(t.out, ' '), true
+		if f&tagInline == 0 {
+			// A block's end: a newline, so that a reader can tell the
+			// page's blocks (paragraphs, list items, cells) apart.
+			switch n := len(t.out); {
+			case !t.space:
+				t.out, t.space = append(t.out, '\n'), true
+			case n > 0 && t.out[n-1] == ' ':
+				t.out[n-1] = '\n'
+			}
 		}
 	case tokText:
 		if t.skip > 0 {
@@ -211,8 +220,8 @@ const (
 func (t *textSink) result() ([]byte, error) {
 	var text []byte
 	if t.dst != nil {
-		text = append(t.dst[:0], bytes.TrimRight(t.out, " ")...)
-	} else if text = bytes.Clone(bytes.TrimRight(t.out, " ")); text == nil {
+		text = append(t.dst[:0], bytes.TrimRight(t.out, " \n")...)
+	} else if text = bytes.Clone(bytes.TrimRight(t.out, " \n")); text == nil {
 		text = []byte{}
 	}
 	err := t.err

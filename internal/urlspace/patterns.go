@@ -23,6 +23,9 @@ const (
 	// DupEndless: the text of the page whose path its own extends (a
 	// relative link that serves the page it came from).
 	DupEndless = "endless-path"
+	// DupView: the main text of another page in other chrome (a print,
+	// AMP or highlighted view).
+	DupView = "view"
 )
 
 // Dup says how a fetched page repeats another. The zero value is a page

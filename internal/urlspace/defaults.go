@@ -1,0 +1,243 @@
+package urlspace
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultsConfig configures Defaults. Its zero value gives the defaults.
+type DefaultsConfig struct {
+	// MaxPages is how many fetched pages are remembered to compare others
+	// with; the oldest is forgotten first. The default is 65,536.
+	MaxPages int
+	// MaxHosts is how many hosts' learned defaults are kept. The default
+	// is 10,000.
+	MaxHosts int
+}
+
+// Defaults learns, per host, the query parameters whose presence with
+// one value gives the same page as their absence: start=0, page=1,
+// sort=<the default order>, view=full. One pair of URLs that differ only
+// in such a parameter and have the same content teaches it when the value
+// is 0, 1 or empty; two pairs otherwise. A pair with different content
+// (the parameter matters after all) withdraws it for good.
+//
+// Defaults is created with NewDefaults and is safe for concurrent use.
+// Its memory is bounded by MaxPages (some 40 bytes a page) and MaxHosts.
+type Defaults struct {
+	cfg DefaultsConfig
+	any atomic.Bool // a default was learned, for some host
+	mu  struct {
+		sync.Mutex
+		content  map[uint64]uint64      // key hash → content hash
+		variants map[uint64][]variant   // hash of a key without one parameter → the pages with it
+		ring     []uint64               // content's keys, oldest first, for eviction
+		next     int                    // next slot of ring
+		hosts    *lru[map[string]*dflt] // host → "name=value" → evidence
+	}
+}
+
+type variant struct {
+	param   string // "name=value" as in the key
+	content uint64
+}
+
+type dflt struct {
+	pairs   int
+	counter bool
+}
+
+// NewDefaults returns an empty Defaults.
+func NewDefaults(cfg DefaultsConfig) *Defaults {
+	cfg.MaxPages = max(orDefault(cfg.MaxPages, 1<<16), 1)
+	cfg.MaxHosts = max(orDefault(cfg.MaxHosts, 10_000), 1)
+	d := &Defaults{cfg: cfg}
+	d.mu.content = make(map[uint64]uint64)
+	d.mu.variants = make(map[uint64][]variant)
+	d.mu.ring = make([]uint64, 0, min(cfg.MaxPages, 1024))
+	d.mu.hosts = newLRU[map[string]*dflt](cfg.MaxHosts)
+	return d
+}
+
+// maxVariantParams bounds the parameters of a URL that are each tried as
+// a default: a URL with more is compared whole only.
+const maxVariantParams = 6
+
+// Observe records that the page at key (a URL key of host, as
+// urlnorm.Key makes it, its parameters sorted) had the given content (an
+// equal string for equal content; "" is ignored), and learns from the
+// pages fetched before that differ from it by one parameter.
+func (d *Defaults) Observe(host, key, content string) {
+	if content == "" {
+		return
+	}
+	ch := hash(content)
+	base, query, _ := strings.Cut(key, "?")
+	var params []string
+	if query != "" {
+		params = strings.Split(query, "&")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	kh := hash(key)
+	if _, ok := d.mu.content[kh]; !ok {
+		d.remember(kh, ch)
+	}
+	// This page without one of its parameters, fetched before.
+	if len(params) <= maxVariantParams {
+		for i, p := range params {
+			without := withoutIndex(base, params, i)
+			wh := hash(without)
+			if c, ok := d.mu.content[wh]; ok {
+				d.learn(host, p, c == ch)
+			}
+			if vs, ok := d.mu.variants[wh]; ok && len(vs) < 8 || !ok && len(d.mu.variants) < d.cfg.MaxPages {
+				d.mu.variants[wh] = append(vs, variant{param: p, content: ch})
+			}
+		}
+	}
+	// Pages fetched before that are this one with a parameter more.
+	for _, v := range d.mu.variants[kh] {
+		d.learn(host, v.param, v.content == ch)
+	}
+}
+
+// remember keeps a page's content, forgetting the oldest page when full.
+func (d *Defaults) remember(kh, ch uint64) {
+	if len(d.mu.ring) < d.cfg.MaxPages {
+		d.mu.ring = append(d.mu.ring, kh)
+	} else {
+		old := d.mu.ring[d.mu.next]
+		delete(d.mu.content, old)
+		d.mu.ring[d.mu.next] = kh
+		d.mu.next = (d.mu.next + 1) % d.cfg.MaxPages
+	}
+	d.mu.content[kh] = ch
+}
+
+func (d *Defaults) learn(host, param string, same bool) {
+	h := d.mu.hosts.get(host)
+	if *h == nil {
+		*h = make(map[string]*dflt)
+	}
+	e := (*h)[param]
+	if e == nil {
+		if len(*h) >= 256 {
+			return
+		}
+		e = &dflt{}
+		(*h)[param] = e
+	}
+	if !same {
+		e.counter = true
+		return
+	}
+	e.pairs++
+	if e.learned(param) {
+		d.any.Store(true)
+	}
+}
+
+// learned reports whether "name=value" is a default of the host's.
+func (e *dflt) learned(param string) bool {
+	if e == nil || e.counter {
+		return false
+	}
+	_, v, _ := strings.Cut(param, "=")
+	if v == "" || v == "0" || v == "1" {
+		return e.pairs >= 1
+	}
+	return e.pairs >= 2
+}
+
+// Strip returns u without the query parameters learned to be defaults of
+// its host (a urlnorm.HostKey), and whether it took any away; u itself is
+// not changed. Parameters are compared as "name=value", as they appear in
+// the URL.
+func (d *Defaults) Strip(host string, u *url.URL) (*url.URL, bool) {
+	if u.RawQuery == "" || !d.any.Load() {
+		return u, false
+	}
+	d.mu.Lock()
+	h := d.mu.hosts.peek(host)
+	if h == nil || len(*h) == 0 {
+		d.mu.Unlock()
+		return u, false
+	}
+	params := strings.Split(u.RawQuery, "&")
+	kept := params[:0:0]
+	for _, p := range params {
+		if (*h)[p].learned(p) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	d.mu.Unlock()
+	if len(kept) == len(params) {
+		return u, false
+	}
+	v := *u
+	v.RawQuery = strings.Join(kept, "&")
+	v.ForceQuery = false
+	return &v, true
+}
+
+// Learned returns the host's learned defaults ("name=value"), sorted, with
+// the pairs of pages that taught each.
+func (d *Defaults) Learned(host string) map[string]int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := d.mu.hosts.peek(host)
+	if h == nil {
+		return nil
+	}
+	out := map[string]int{}
+	for p, e := range *h {
+		if e.learned(p) {
+			out[p] = e.pairs
+		}
+	}
+	return out
+}
+
+// Hosts returns the hosts with a learned default, sorted.
+func (d *Defaults) Hosts() []string {
+	d.mu.Lock()
+	var hosts []string
+	d.mu.hosts.each(func(host string, h *map[string]*dflt) {
+		for p, e := range *h {
+			if e.learned(p) {
+				hosts = append(hosts, host)
+				return
+			}
+		}
+	})
+	d.mu.Unlock()
+	slices.Sort(hosts)
+	return hosts
+}
+
+// withoutIndex returns base with the query params but the i-th.
+func withoutIndex(base string, params []string, i int) string {
+	if len(params) == 1 {
+		return base
+	}
+	var b strings.Builder
+	b.WriteString(base)
+	sep := byte('?')
+	for j, p := range params {
+		if j == i {
+			continue
+		}
+		b.WriteByte(sep)
+		sep = '&'
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// Any reports whether some host has a learned default.
+func (d *Defaults) Any() bool { return d.any.Load() }

@@ -1,0 +1,574 @@
+package urlspace
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Link classes: how a link stands to the page it was found on, which
+// orders a host's queue (the lower first) and says which budget a URL is
+// fetched under (see Families).
+const (
+	// ClassOther: a link into another section of the host (its first path
+	// segment differs): an article from a list, a list from an article.
+	ClassOther = 0
+	// ClassNext: the page's own URL with only numbers changed or added
+	// (the next page of a list, a topic's later posts).
+	ClassNext = 1
+	// ClassRefine: any other link within the page's section: a list
+	// narrowed by a filter, sorted, a view of the same item, a sibling.
+	ClassRefine = 2
+	// ClassHinted: a link the site marked rel="nofollow", or found on a
+	// page that names another URL as its canonical.
+	ClassHinted = 3
+)
+
+// LinkClass returns the class of a link (its key, urlnorm.Key) found on a
+// page (its key), both of one host.
+func LinkClass(pageKey, linkKey string) int {
+	pu, lu := KeyRequestURI(pageKey), KeyRequestURI(linkKey)
+	if section(pu) != section(lu) {
+		return ClassOther
+	}
+	if continues(pu, lu) {
+		return ClassNext
+	}
+	return ClassRefine
+}
+
+// section returns the first segment of a request URI's path, digits
+// masked: "/news?tag=x" → "news", "/2024/05/slug/" → "*", "/" → "".
+func section(uri string) string {
+	path, _, _ := strings.Cut(uri, "?")
+	path = strings.TrimPrefix(path, "/")
+	seg, _, _ := strings.Cut(path, "/")
+	seg, _, _ = strings.Cut(seg, ";")
+	if hasDigit(seg) {
+		return "*"
+	}
+	return seg
+}
+
+func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+
+// numeric reports whether a parameter value is a number (a page, an
+// offset): digits, possibly signed.
+func numeric(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// continues reports whether link is page with only numbers changed or
+// added: numeric path segments and numeric parameter values left out, the
+// rest is the same, but that the link's path may add one word before a
+// number ("/tag/x/" → "/tag/x/page/2/").
+//
+// A number added that is 0 or 1 is not a next page: a flag (print=1), or
+// a first page named (start=0), which is the page itself.
+func continues(page, link string) bool {
+	pp, pq := wordsOnly(page)
+	lp, lq := wordsOnly(link)
+	if pq != lq {
+		return false
+	}
+	_, pageQuery, _ := strings.Cut(page, "?")
+	_, linkQuery, _ := strings.Cut(link, "?")
+	for part := range strings.SplitSeq(linkQuery, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		if (v == "0" || v == "1") && !hasName(pageQuery, name) {
+			return false
+		}
+	}
+	if pp == lp {
+		return true
+	}
+	// One word added, followed by a number in the link's own path.
+	rest, ok := strings.CutPrefix(lp, strings.TrimSuffix(pp, "/")+"/")
+	if !ok || strings.Contains(strings.Trim(rest, "/"), "/") {
+		return false
+	}
+	path, _, _ := strings.Cut(link, "?")
+	return hasDigit(path[strings.LastIndex(strings.TrimSuffix(path, "/"), "/")+1:])
+}
+
+// hasName reports whether a query has a parameter of the given name.
+func hasName(query, name string) bool {
+	for part := range strings.SplitSeq(query, "&") {
+		if n, _, _ := strings.Cut(part, "="); n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsOnly returns a request URI's path without its segments that hold a
+// digit, and its query without the parameters whose values are numbers.
+func wordsOnly(uri string) (path, query string) {
+	p, q, _ := strings.Cut(uri, "?")
+	var b strings.Builder
+	for i, seg := range strings.Split(p, "/") {
+		if i > 0 && hasDigit(seg) {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(seg)
+	}
+	var kept []string
+	for part := range strings.SplitSeq(q, "&") {
+		if _, v, _ := strings.Cut(part, "="); part != "" && !numeric(v) {
+			kept = append(kept, part)
+		}
+	}
+	return b.String(), strings.Join(kept, "&")
+}
+
+// FamilyConfig configures Families. Its zero value gives the defaults.
+type FamilyConfig struct {
+	// MinFree is how many pages of a family reached from within their own
+	// section may yield nothing before the family's budget is spent. The
+	// default is 6.
+	MinFree int
+	// DeepFree is the same for all the pages of a section whose URLs
+	// carry two or more parameters with words for values (a list narrowed
+	// twice, or narrowed and sorted), together: the combinations of a
+	// faceted list share one budget, whatever their patterns. The default
+	// is 4.
+	DeepFree int
+	// NextFree is MinFree for pages reached as the next page of another
+	// (ClassNext). The default is 8.
+	NextFree int
+	// PerYield is how many pages that yielded something buy one more page
+	// that does not: the default, 16, lets a family waste one request in
+	// 17 once past its free pages.
+	PerYield int
+	// WideAfter is how many distinct segments a path prefix must be seen
+	// with (tags, slugs) for that position to be masked in its family.
+	// The default is 8.
+	WideAfter int
+	// MaxFamilies is how many families are followed per host; URLs of
+	// families beyond it are never refused. The default is 2,048.
+	MaxFamilies int
+	// MaxHosts is how many hosts are remembered. The default is 10,000.
+	MaxHosts int
+}
+
+// Families judges a host's URL families by what their pages yield: new
+// URLs in other sections of the host, or text not seen before. A family
+// is a URL pattern: the path with digit segments, and segments at
+// positions where the host has shown many values (tags, slugs), masked,
+// and the names of the query parameters ("/tag/*", "/news?section&tag").
+//
+// Pages reached from another section are always fetched: they are the
+// family's in-links from outside, which bound it as IRLbot's STAR bounds
+// a domain by its in-links. Pages reached only from within their section
+// are fetched while the family keeps yielding: once MinFree of them (or
+// NextFree for next pages) yielded nothing, one more is fetched for every
+// PerYield pages of the family that did. Pages whose URLs carry two or
+// more parameters with words for values — a list narrowed twice, or
+// narrowed and sorted — are judged together for their section (DeepFree):
+// a faceted list settles near the number of its single filters.
+//
+// Families is created with NewFamilies and is safe for concurrent use.
+type Families struct {
+	cfg FamilyConfig
+	mu  struct {
+		sync.Mutex
+		hosts *lru[famHost]
+	}
+}
+
+type famHost struct {
+	fams  map[string]*famStat
+	deep  map[string]*famStat // by section: pages of two or more word parameters
+	width map[string]*widthSet
+}
+
+// widthSet follows the distinct segments seen below one path prefix.
+type widthSet struct {
+	seen map[uint64]struct{}
+	wide bool
+}
+
+type famStat struct {
+	fetched  [4]int // pages fetched, by the class of the link they came by
+	yielded  [4]int // of those, pages that yielded
+	refused  int    // URLs not fetched for the budget
+	hinted   int    // pages whose canonical named another URL
+	examples []string
+}
+
+// wasted returns the pages reached from within the section that yielded
+// nothing: next pages, and others.
+func (s *famStat) wasted() (next, other int) {
+	return s.fetched[ClassNext] - s.yielded[ClassNext],
+		s.fetched[ClassRefine] + s.fetched[ClassHinted] - s.yielded[ClassRefine] - s.yielded[ClassHinted]
+}
+
+func (s *famStat) yielding() int {
+	return s.yielded[0] + s.yielded[1] + s.yielded[2] + s.yielded[3]
+}
+
+// NewFamilies returns an empty Families.
+func NewFamilies(cfg FamilyConfig) *Families {
+	cfg.MinFree = max(orDefault(cfg.MinFree, 6), 1)
+	cfg.DeepFree = max(orDefault(cfg.DeepFree, 4), 1)
+	cfg.NextFree = max(orDefault(cfg.NextFree, 8), 1)
+	cfg.PerYield = max(orDefault(cfg.PerYield, 16), 1)
+	cfg.WideAfter = max(orDefault(cfg.WideAfter, 8), 2)
+	cfg.MaxFamilies = max(orDefault(cfg.MaxFamilies, 2048), 1)
+	cfg.MaxHosts = max(orDefault(cfg.MaxHosts, 10_000), 1)
+	f := &Families{cfg: cfg}
+	f.mu.hosts = newLRU[famHost](cfg.MaxHosts)
+	return f
+}
+
+// wordParams counts the query parameters of a URL key whose values are
+// not numbers: filters, sort orders, views.
+func wordParams(key string) int {
+	_, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	n := 0
+	for part := range strings.SplitSeq(q, "&") {
+		if _, v, _ := strings.Cut(part, "="); part != "" && !numeric(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// maxWidthPrefixes bounds the path prefixes followed per host for Wide.
+const maxWidthPrefixes = 4096
+
+// Discovered learns from a URL found on host (its key): the segments of
+// its path, which make a position wide once WideAfter distinct values
+// were seen there below the same prefix.
+func (f *Families) Discovered(host, key string) {
+	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if len(segs) < 2 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.get(host)
+	if h.width == nil {
+		h.width = make(map[string]*widthSet)
+	}
+	prefix := "/"
+	for i, seg := range segs {
+		if i > 0 && seg != "" {
+			w := h.width[prefix]
+			if w == nil {
+				if len(h.width) >= maxWidthPrefixes {
+					return
+				}
+				w = &widthSet{seen: make(map[uint64]struct{})}
+				h.width[prefix] = w
+			}
+			if !w.wide {
+				w.seen[hash(seg)] = struct{}{}
+				if len(w.seen) >= f.cfg.WideAfter {
+					w.wide, w.seen = true, nil
+				}
+			}
+		}
+		prefix += f.maskSeg(h, prefix, seg, i) + "/"
+	}
+}
+
+// maskSeg returns the segment as its family writes it: "*" for a segment
+// with a digit, or one at a wide position below the root.
+func (f *Families) maskSeg(h *famHost, prefix, seg string, i int) string {
+	if hasDigit(seg) {
+		return "*"
+	}
+	if i > 0 {
+		if w := h.width[prefix]; w != nil && w.wide && seg != "" {
+			return "*"
+		}
+	}
+	if len(seg) > 64 {
+		return seg[:64] + "…"
+	}
+	return seg
+}
+
+// Family returns the family of a URL (its key) of host.
+func (f *Families) Family(host, key string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.family(f.mu.hosts.get(host), key)
+}
+
+func (f *Families) family(h *famHost, key string) string {
+	tmpl := KeyTemplate(key)
+	path, query, _ := strings.Cut(tmpl, "?")
+	if h.width == nil {
+		return tmpl
+	}
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	var b strings.Builder
+	prefix := "/"
+	b.WriteByte('/')
+	for i, seg := range segs {
+		m := f.maskSeg(h, prefix, seg, i)
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(m)
+		prefix += m + "/"
+	}
+	if query != "" {
+		b.WriteByte('?')
+		b.WriteString(query)
+	}
+	return b.String()
+}
+
+// Page is a fetched page as Families charged it, for Yielded.
+type Page struct {
+	Family string
+	class  int
+	stat   *famStat
+	deep   *famStat
+}
+
+// Fetched records a fetched page of host (its key), reached by a link of
+// class class.
+func (f *Families) Fetched(host, key string, class int) *Page {
+	class = min(max(class, 0), ClassHinted)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.get(host)
+	p := &Page{Family: f.family(h, key), class: class}
+	if p.stat = f.stat(h, p.Family); p.stat != nil {
+		p.stat.fetched[class]++
+	}
+	if class >= ClassRefine && wordParams(key) >= 2 {
+		if p.deep = f.deepStat(h, key); p.deep != nil {
+			p.deep.fetched[class]++
+		}
+	}
+	return p
+}
+
+// Yielded records that a page fetched yielded new URLs elsewhere on the
+// host or new text. Call it at most once a page.
+func (f *Families) Yielded(p *Page) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p.stat != nil {
+		p.stat.yielded[p.class]++
+	}
+	if p.deep != nil {
+		p.deep.yielded[p.class]++
+	}
+}
+
+// Hinted records that a page named another URL as its canonical.
+func (f *Families) Hinted(p *Page) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p.stat != nil {
+		p.stat.hinted++
+	}
+}
+
+func (f *Families) stat(h *famHost, fam string) *famStat {
+	if h.fams == nil {
+		h.fams = make(map[string]*famStat)
+	}
+	s := h.fams[fam]
+	if s == nil {
+		if len(h.fams) >= f.cfg.MaxFamilies {
+			return nil
+		}
+		s = &famStat{}
+		h.fams[fam] = s
+	}
+	return s
+}
+
+func (f *Families) deepStat(h *famHost, key string) *famStat {
+	sec := section(KeyRequestURI(key))
+	if h.deep == nil {
+		h.deep = make(map[string]*famStat)
+	}
+	s := h.deep[sec]
+	if s == nil {
+		if len(h.deep) >= f.cfg.MaxFamilies {
+			return nil
+		}
+		s = &famStat{}
+		h.deep[sec] = s
+	}
+	return s
+}
+
+// spent reports whether a family's budget for pages of class class is
+// spent, by its own record, free pages free.
+func (f *Families) spent(s *famStat, class, free int) bool {
+	if class == ClassOther {
+		return false
+	}
+	next, other := s.wasted()
+	extra := s.yielding() / f.cfg.PerYield
+	if class == ClassNext {
+		return next >= f.cfg.NextFree+extra
+	}
+	return other >= free+extra
+}
+
+// Spent reports whether a URL of host (its key), queued by a link of
+// class class, is not to be fetched: its family, or for a URL of two or
+// more word parameters its section's narrowed lists, have spent their
+// budget. With count, the refusal is counted. It returns the pattern that
+// spent it.
+func (f *Families) Spent(host, key string, class int, count bool) (family string, spent bool) {
+	if class <= ClassOther {
+		return "", false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	if h == nil {
+		return "", false
+	}
+	fam := f.family(h, key)
+	s := h.fams[fam]
+	if s != nil && f.spent(s, class, f.cfg.MinFree) {
+		if count {
+			s.refused++
+			f.example(s, key)
+		}
+		return fam, true
+	}
+	if class == ClassNext || wordParams(key) < 2 {
+		return "", false
+	}
+	sec := section(KeyRequestURI(key))
+	if d := h.deep[sec]; d != nil && f.spent(d, class, f.cfg.DeepFree) {
+		if count {
+			d.refused++
+			f.example(d, key)
+			if s != nil {
+				s.refused++
+			}
+		}
+		return "/" + sec + "?…&…", true
+	}
+	return "", false
+}
+
+func (f *Families) example(s *famStat, key string) {
+	if len(s.examples) < maxExamples {
+		uri := KeyRequestURI(key)
+		if len(uri) > maxExampleLen {
+			uri = uri[:maxExampleLen] + "…"
+		}
+		s.examples = append(s.examples, uri)
+	}
+}
+
+// Family is a URL family of a host as the report gives it.
+type Family struct {
+	Pattern string
+	// Fetched counts its pages fetched, by how they were reached: from
+	// another section, as a next page, from within the section, or by a
+	// link the site hinted against.
+	Fetched [4]int
+	// Yielded counts those that yielded new URLs elsewhere or new text.
+	Yielded  [4]int
+	Refused  int      // URLs of it (or refining it) not fetched
+	Hinted   int      // pages whose canonical named another URL
+	Spent    bool     // its refinements are no longer fetched
+	Examples []string // URLs refused
+	// Deep says the pattern stands for a section's lists narrowed by two
+	// or more parameters, whatever their names.
+	Deep bool
+}
+
+// Evidence says in words what the family's pages yielded.
+func (x Family) Evidence() string {
+	n, y := 0, 0
+	for i := range x.Fetched {
+		n += x.Fetched[i]
+		y += x.Yielded[i]
+	}
+	inner := x.Fetched[1] + x.Fetched[2] + x.Fetched[3]
+	innerY := x.Yielded[1] + x.Yielded[2] + x.Yielded[3]
+	s := fmt.Sprintf("%d of %d pages fetched yielded new URLs or text; %d reached from within the section, of which %d yielded", y, n, inner, innerY)
+	if x.Deep {
+		s = fmt.Sprintf("lists narrowed by two or more parameters: %d of %d pages fetched yielded new URLs or text", innerY, inner)
+	}
+	if x.Hinted > 0 {
+		s += fmt.Sprintf("; %d named another URL as canonical", x.Hinted)
+	}
+	return s
+}
+
+// Wasteful returns the families of host (a urlnorm.HostKey) worth
+// reporting: those with URLs refused, or with at least MinFree pages from
+// within their section that yielded nothing; most refused first.
+func (f *Families) Wasteful(host string) []Family {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	if h == nil {
+		return nil
+	}
+	var out []Family
+	for name, s := range h.fams {
+		next, other := s.wasted()
+		if s.refused == 0 && other < f.cfg.MinFree && next < f.cfg.NextFree {
+			continue
+		}
+		out = append(out, Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
+			Hinted: s.hinted, Spent: f.spent(s, ClassRefine, f.cfg.MinFree), Examples: slices.Clone(s.examples)})
+	}
+	for sec, s := range h.deep {
+		if _, other := s.wasted(); s.refused == 0 && other < f.cfg.DeepFree {
+			continue
+		}
+		out = append(out, Family{Pattern: "/" + sec + "?…&…", Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
+			Spent: f.spent(s, ClassRefine, f.cfg.DeepFree), Examples: slices.Clone(s.examples), Deep: true})
+	}
+	slices.SortFunc(out, func(a, b Family) int {
+		if a.Refused != b.Refused {
+			return b.Refused - a.Refused
+		}
+		return strings.Compare(a.Pattern, b.Pattern)
+	})
+	return out
+}
+
+// Hosts returns the hosts with a family worth reporting, sorted.
+func (f *Families) Hosts() []string {
+	f.mu.Lock()
+	var hosts []string
+	f.mu.hosts.each(func(host string, h *famHost) {
+		if len(h.fams) > 0 {
+			hosts = append(hosts, host)
+		}
+	})
+	f.mu.Unlock()
+	var out []string
+	for _, h := range hosts {
+		if len(f.Wasteful(h)) > 0 {
+			out = append(out, h)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

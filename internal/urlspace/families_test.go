@@ -1,0 +1,232 @@
+package urlspace
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+)
+
+func TestLinkClass(t *testing.T) {
+	for _, c := range []struct {
+		page, link string
+		want       int
+	}{
+		{"http://h/news?section=a", "http://h/article/12", ClassOther},
+		{"http://h/", "http://h/news?section=a", ClassOther},
+		{"http://h/news?section=a", "http://h/news?page=2&section=a", ClassNext},
+		{"http://h/news?page=2&section=a", "http://h/news?page=3&section=a", ClassNext},
+		{"http://h/tag/x/", "http://h/tag/x/page/2/", ClassNext},
+		{"http://h/viewtopic.php?t=5", "http://h/viewtopic.php?start=20&t=5", ClassNext},
+		{"http://h/news?section=a", "http://h/news?section=a&tag=x", ClassRefine},
+		{"http://h/news?section=a", "http://h/news?section=b", ClassRefine},
+		{"http://h/news?page=2&section=a", "http://h/news?page=2&section=a&sort=old", ClassRefine},
+		{"http://h/tag/x", "http://h/tag/x+y", ClassRefine},
+		// A flag or a first page named is not a next page.
+		{"http://h/viewtopic.php?t=5", "http://h/viewtopic.php?print=1&t=5", ClassRefine},
+		{"http://h/viewforum.php?f=2", "http://h/viewforum.php?f=2&start=0", ClassRefine},
+		{"http://h/doku.php?id=a", "http://h/doku.php?do=revisions&id=a", ClassRefine},
+	} {
+		if got := LinkClass(c.page, c.link); got != c.want {
+			t.Errorf("LinkClass(%s, %s) = %d, want %d", c.page, c.link, got, c.want)
+		}
+	}
+}
+
+// fetch charges n pages of a pattern, yielding or not, as Fetched and
+// Yielded do for a crawl.
+func fetchPages(f *Families, host string, keys []string, class int, yield bool) {
+	for _, k := range keys {
+		p := f.Fetched(host, k, class)
+		if yield {
+			f.Yielded(p)
+		}
+	}
+}
+
+func keys(format string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i)
+	}
+	return out
+}
+
+func TestFamiliesBudget(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	// Pages reached from elsewhere are never refused.
+	fetchPages(f, host, keys("http://h/news?section=s%d", 20), ClassOther, false)
+	if _, spent := f.Spent(host, "http://h/news?section=zz", ClassOther, true); spent {
+		t.Error("a URL found from another section was refused")
+	}
+	// A single filter (one word parameter) gets MinFree pages that yield
+	// nothing, then is spent.
+	fetchPages(f, host, keys("http://h/news?sort=o%d", 5), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/news?sort=x", ClassRefine, false); spent {
+		t.Error("spent after 5 pages, want 6 free")
+	}
+	fetchPages(f, host, []string{"http://h/news?sort=o5"}, ClassRefine, false)
+	if fam, spent := f.Spent(host, "http://h/news?sort=x", ClassRefine, true); !spent || fam != "/news?sort" {
+		t.Errorf("Spent = %q, %v after 6 pages that yielded nothing", fam, spent)
+	}
+	// Two word parameters share their section's budget, whatever their
+	// names: four combinations of any kind spend it for all.
+	fetchPages(f, host, []string{"http://h/news?section=a&tag=x", "http://h/news?author=b&section=a",
+		"http://h/news?section=a&year=y", "http://h/news?section=c&tag=z"}, ClassRefine, false)
+	for _, k := range []string{"http://h/news?section=d&tag=w", "http://h/news?author=q&tag=w", "http://h/news?section=a&sort=old&tag=x"} {
+		if fam, spent := f.Spent(host, k, ClassRefine, true); !spent || fam != "/news?…&…" {
+			t.Errorf("%s: Spent = %q, %v; want the section's narrowed lists spent", k, fam, spent)
+		}
+	}
+	// Another section's combinations are not.
+	if _, spent := f.Spent(host, "http://h/shop?color=red&size=l", ClassRefine, false); spent {
+		t.Error("another section's narrowed lists are spent")
+	}
+	// Next pages have their own, larger allowance, and are not spent by
+	// the combinations.
+	if _, spent := f.Spent(host, "http://h/news?page=2&section=a", ClassNext, false); spent {
+		t.Error("a next page was refused")
+	}
+	fam := f.Wasteful(host)
+	if len(fam) != 3 || fam[0].Pattern != "/news?…&…" || fam[0].Refused != 3 || !fam[0].Spent || !fam[0].Deep {
+		t.Errorf("Wasteful = %+v", fam)
+	}
+}
+
+func TestFamiliesYieldBuysBudget(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{MinFree: 2, PerYield: 4})
+	k := keys("http://h/wiki?id=p%d", 200)
+	fetchPages(f, host, k[:2], ClassRefine, false)
+	if _, spent := f.Spent(host, k[2], ClassRefine, false); !spent {
+		t.Fatal("not spent after MinFree pages that yielded nothing")
+	}
+	// A family that starts yielding again earns its budget back: 8 pages
+	// that yielded buy 2 more that do not.
+	fetchPages(f, host, k[2:10], ClassRefine, true)
+	if _, spent := f.Spent(host, k[10], ClassRefine, false); spent {
+		t.Error("spent although 8 pages yielded")
+	}
+	fetchPages(f, host, k[10:12], ClassRefine, false)
+	if _, spent := f.Spent(host, k[12], ClassRefine, false); !spent {
+		t.Error("not spent after the budget the yield bought")
+	}
+}
+
+func TestFamiliesWideSegments(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{WideAfter: 4})
+	if got := f.Family(host, "http://h/tag/alpha+beta"); got != "/tag/alpha+beta" {
+		t.Errorf("before any tags are seen: %q", got)
+	}
+	for _, tag := range []string{"alpha", "beta", "gamma", "delta"} {
+		f.Discovered(host, "http://h/tag/"+tag)
+	}
+	for _, c := range []struct{ key, want string }{
+		{"http://h/tag/alpha+beta", "/tag/*"},
+		{"http://h/tag/zeta/", "/tag/*/"},
+		{"http://h/about/team", "/about/team"},
+		{"http://h/2024/05/slug-words/?replytocom=3", "/*/*/slug-words/?replytocom"},
+	} {
+		if got := f.Family(host, c.key); got != c.want {
+			t.Errorf("Family(%s) = %q, want %q", c.key, got, c.want)
+		}
+	}
+	// The root is never wide: sections stay apart.
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		f.Discovered(host, "http://h/"+s+"/x")
+	}
+	if got := f.Family(host, "http://h/news/x"); got != "/news/x" {
+		t.Errorf("Family = %q: the root's segments were masked", got)
+	}
+}
+
+// TestFamiliesBounds: the families followed per host and the path
+// prefixes learned are bounded; past the bound nothing is refused.
+func TestFamiliesBounds(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{MaxFamilies: 4, MinFree: 1})
+	for i := range 10 {
+		fetchPages(f, host, []string{fmt.Sprintf("http://h/p%c?x=a", 'a'+i)}, ClassRefine, false)
+	}
+	h := f.mu.hosts.peek(host)
+	if len(h.fams) != 4 {
+		t.Errorf("%d families followed, want 4", len(h.fams))
+	}
+	if _, spent := f.Spent(host, "http://h/pj?x=b", ClassRefine, false); spent {
+		t.Error("a family beyond the bound was refused")
+	}
+	for i := range maxWidthPrefixes + 10 {
+		f.Discovered(host, fmt.Sprintf("http://h/a/p%c%d/x", 'a'+i%26, i))
+	}
+	if len(h.width) > maxWidthPrefixes {
+		t.Errorf("%d prefixes followed, want at most %d", len(h.width), maxWidthPrefixes)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	const host = "http://h"
+	d := NewDefaults(DefaultsConfig{})
+	u := func(s string) *url.URL {
+		v, err := url.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// start=0 after the page without it: one pair teaches it.
+	d.Observe(host, "http://h/viewforum.php?f=2", "A")
+	d.Observe(host, "http://h/viewforum.php?f=2&start=0", "A")
+	if s, ok := d.Strip(host, u("http://h/viewforum.php?f=9&start=0")); !ok || s.String() != "http://h/viewforum.php?f=9" {
+		t.Errorf("Strip = %v, %v", s, ok)
+	}
+	// The other order: the variant first.
+	d.Observe(host, "http://h/list?order=date&tag=x", "B")
+	d.Observe(host, "http://h/list?tag=x", "B")
+	if _, ok := d.Strip(host, u("http://h/list?order=date&tag=y")); ok {
+		t.Error("a word value learned from one pair")
+	}
+	d.Observe(host, "http://h/list?order=date&tag=y", "C")
+	d.Observe(host, "http://h/list?tag=y", "C")
+	if s, ok := d.Strip(host, u("http://h/list?order=date&tag=z")); !ok || s.RawQuery != "tag=z" {
+		t.Errorf("Strip = %v, %v after two pairs", s, ok)
+	}
+	// A counter-example withdraws it: start=20 is not a default, and
+	// page=1 with other content than the page without it is not either.
+	d.Observe(host, "http://h/viewtopic.php?t=5", "D")
+	d.Observe(host, "http://h/viewtopic.php?start=20&t=5", "E")
+	if _, ok := d.Strip(host, u("http://h/viewtopic.php?start=20&t=5")); ok {
+		t.Error("start=20 stripped")
+	}
+	d.Observe(host, "http://h/catalog", "F")
+	d.Observe(host, "http://h/catalog?page=1", "F")
+	d.Observe(host, "http://h/shop", "G")
+	d.Observe(host, "http://h/shop?page=1", "H")
+	if _, ok := d.Strip(host, u("http://h/catalog?page=1")); ok {
+		t.Error("page=1 stripped after a counter-example")
+	}
+	if got := d.Learned(host); len(got) != 2 || got["start=0"] != 1 || got["order=date"] != 2 {
+		t.Errorf("Learned = %v", got)
+	}
+	// Another host learned nothing.
+	if _, ok := d.Strip("http://other", u("http://other/viewforum.php?f=2&start=0")); ok {
+		t.Error("stripped on another host")
+	}
+}
+
+// TestDefaultsBounded: past MaxPages the oldest pages are forgotten, and
+// the maps stay within the bound.
+func TestDefaultsBounded(t *testing.T) {
+	d := NewDefaults(DefaultsConfig{MaxPages: 100})
+	for i := range 1000 {
+		d.Observe("http://h", fmt.Sprintf("http://h/p?a=%d&b=x", i), fmt.Sprint(i))
+	}
+	if len(d.mu.content) > 100 || len(d.mu.variants) > 100 || len(d.mu.ring) > 100 {
+		t.Errorf("content %d, variants %d, ring %d; want at most 100 each", len(d.mu.content), len(d.mu.variants), len(d.mu.ring))
+	}
+	// The first pages are forgotten: their variant teaches nothing.
+	d.Observe("http://h", "http://h/p?a=0&b=x&c=1", "0")
+	if d.Any() {
+		t.Error("learned from a forgotten page")
+	}
+}

@@ -1,0 +1,134 @@
+package gentlecrawl
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
+)
+
+// viewIndex finds pages that are another page in other chrome — a print
+// view, an AMP or mobile page, a "highlight" link, a reply form around the
+// same post — by their main text: the page's long blocks of text
+// (paragraphs, posts), boilerplate aside. A block seen on two pages of a
+// host is boilerplate (a footer's notice, a sidebar's blurb) and is left
+// out of both's main text from then on; a page most of whose remaining
+// long blocks are those of one page fetched before is a view of it.
+//
+// Memory is bounded: maxViewBlocks blocks (the oldest forgotten first)
+// and the URLs of the last maxViewPages pages.
+type viewIndex struct {
+	mu     sync.Mutex
+	blocks map[uint64]uint32 // host ⊕ block → seq of the page it was first on, or common
+	order  []uint64          // blocks' keys, oldest first, for eviction
+	next   int               // next slot of order once full
+	urls   []string          // by seq % maxViewPages
+	seq    uint32
+}
+
+const (
+	maxViewBlocks = 1 << 17
+	maxViewPages  = 1 << 15
+	// A long block has minBlockWords words; a page is judged a view when
+	// its long blocks not common to the host have minViewWords words and
+	// one earlier page has viewShare of them.
+	minBlockWords = 12
+	minViewWords  = 40
+	viewShareNum  = 4 // of 5
+	common        = 0 // a block seen on two pages: boilerplate
+)
+
+type viewBlock struct {
+	key   uint64
+	words int
+}
+
+// viewOf records the page at own (of the host hashed as host) with its
+// text (extract's, one block a line), and returns the URL of the page
+// fetched before whose view it is, or "".
+func (v *viewIndex) viewOf(host uint64, own string, text []byte) string {
+	var blocks []viewBlock
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		words, h := 0, uint64(fnvOffset)
+		inWord := false
+		for _, c := range line {
+			if textClass[c] == classSpace {
+				inWord = false
+				continue
+			}
+			if !inWord {
+				words++
+				inWord = true
+				h = (h ^ ' ') * fnvPrime
+			}
+			if k := textClass[c]; k >= '0' && k < 0x80 {
+				c = k
+			}
+			h = (h ^ uint64(c)) * fnvPrime
+		}
+		if words >= minBlockWords {
+			blocks = append(blocks, viewBlock{key: simhash.Mix(h ^ host), words: words})
+		}
+	}
+	if len(blocks) == 0 {
+		return ""
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.blocks == nil {
+		v.blocks = make(map[uint64]uint32)
+		v.urls = make([]string, maxViewPages)
+	}
+	v.seq++
+	if v.seq == common {
+		v.seq++
+	}
+	seq := v.seq
+	v.urls[seq%maxViewPages] = own
+	var main, best int
+	var bestSeq uint32
+	tally := map[uint32]int{}
+	for _, b := range blocks {
+		e, ok := v.blocks[b.key]
+		switch {
+		case !ok:
+			v.put(b.key, seq)
+			main += b.words
+		case e == common:
+		case e == seq:
+			main += b.words // the same block twice on the page
+		default:
+			main += b.words
+			tally[e] += b.words
+			if tally[e] > best {
+				best, bestSeq = tally[e], e
+			}
+			v.blocks[b.key] = common
+		}
+	}
+	if main < minViewWords || best*5 < main*viewShareNum || seq-bestSeq >= maxViewPages {
+		return ""
+	}
+	if of := v.urls[bestSeq%maxViewPages]; of != own {
+		return of
+	}
+	return ""
+}
+
+// put records a block, forgetting the oldest when full.
+func (v *viewIndex) put(key uint64, seq uint32) {
+	if len(v.order) < maxViewBlocks {
+		v.order = append(v.order, key)
+	} else {
+		delete(v.blocks, v.order[v.next])
+		v.order[v.next] = key
+		v.next = (v.next + 1) % maxViewBlocks
+	}
+	v.blocks[key] = seq
+}

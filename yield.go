@@ -1,0 +1,209 @@
+package gentlecrawl
+
+import (
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
+	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
+	"github.com/gentlecrawl/gentlecrawl/urlnorm"
+)
+
+// A URL's link class (urlspace.LinkClass) orders its host's queue: a
+// frontier hands out a host's URLs in due order, and every due time in
+// the past is due now, so a URL found within its own section is queued
+// "due" a few seconds after 1970 — at once, but after the URLs found from
+// another section (due at the zero time). A list's next pages come before
+// its refinements, and links the site hinted against come last. By the
+// time a family's refinements are fetched, what the rest of the host
+// leads to is known, and whether they yield anything new says whether
+// they are worth their requests (urlspace.Families).
+//
+// A continuous crawl queues every URL due when found, and revisits by
+// their schedule; its URLs keep class 0, and no family budget refuses
+// them.
+var classEpoch = time.Unix(0, 0)
+
+// classDue is the due time that queues a URL of the given class.
+func classDue(class int) time.Time {
+	if class <= urlspace.ClassOther {
+		return time.Time{}
+	}
+	return classEpoch.Add(time.Duration(class) * time.Second)
+}
+
+// classOf is the class of a queued item, from its due time.
+func classOf(item *frontier.Item) int {
+	if item.Due.IsZero() {
+		return urlspace.ClassOther
+	}
+	if s := item.Due.Unix(); s >= 1 && s <= urlspace.ClassHinted {
+		return int(s)
+	}
+	return urlspace.ClassOther
+}
+
+// candClass is the class of a candidate, from its due time.
+func candClass(c *frontier.Candidate) int {
+	if c.Due.IsZero() {
+		return urlspace.ClassOther
+	}
+	if s := c.Due.Unix(); s >= 1 && s <= urlspace.ClassHinted {
+		return int(s)
+	}
+	return urlspace.ClassOther
+}
+
+// yieldWatch follows the pages fetched lately until their links are
+// admitted: a page that leads to a URL new to the crawl in another
+// section of its host, or to a new next page, has yielded. Pages are found by the chain print
+// their links carry (frontier.Entry.Parent).
+type yieldWatch struct {
+	mu    sync.Mutex
+	pages map[uint64]*watchedPage
+	ring  [maxWatched]uint64
+	next  int
+}
+
+// maxWatched bounds the pages followed: a page's links are admitted by
+// the release of its own turn, long before this many pages later.
+const maxWatched = 1024
+
+type watchedPage struct {
+	page    *urlspace.Page
+	yielded bool
+}
+
+// watch follows a page until its links are admitted; yielded says it has
+// yielded already (new text).
+func (w *yieldWatch) watch(chain uint64, p *watchedPage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pages == nil {
+		w.pages = make(map[uint64]*watchedPage, maxWatched)
+	}
+	if old := w.ring[w.next]; old != 0 {
+		delete(w.pages, old)
+	}
+	w.ring[w.next] = chain
+	w.next = (w.next + 1) % maxWatched
+	w.pages[chain] = p
+}
+
+// admitted takes a URL new to the crawl, of the given class, linked from
+// the page with chain print parent: it returns the page, the first time
+// the URL is one that makes it yield. A URL in another section of the
+// host yields, and so does a next page (a list going on, a graph of
+// numbered pages); a refinement of the page (another filter, a view, a
+// revision) does not: a narrowed list links narrower lists without end.
+func (w *yieldWatch) admitted(parent uint64, class int) *watchedPage {
+	if parent == 0 || class > urlspace.ClassNext {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.pages[parent]
+	if p == nil || p.yielded {
+		return nil
+	}
+	p.yielded = true
+	return p
+}
+
+// shingles remembers the three-word shingles of the pages fetched, a
+// quarter of them sampled by hash, in a Bloom filter of fixed size, per
+// host: a page whose text is mostly shingles seen before shows nothing
+// new (a list of items already listed elsewhere, an old revision, a
+// print view), one with many new shingles does. Memory is fixed (8 MiB);
+// once millions of shingles fill it, more look seen than were, and pages
+// yield by their links alone.
+type shingles struct {
+	bits []atomic.Uint64
+}
+
+const shingleBits = 1 << 26
+
+func newShingles() *shingles { return &shingles{bits: make([]atomic.Uint64, shingleBits/64)} }
+
+// novel counts the sampled shingles of text (of the host hashed as host)
+// and how many of them were not seen before, and records them.
+func (s *shingles) novel(host uint64, text []byte) (novel, total int) {
+	var h1, h2 uint64
+	words := 0
+	for i := 0; i < len(text); {
+		for i < len(text) && textClass[text[i]] == classSpace {
+			i++
+		}
+		if i == len(text) {
+			break
+		}
+		h := uint64(fnvOffset)
+		for i < len(text) && textClass[text[i]] != classSpace {
+			c := text[i]
+			if k := textClass[c]; k >= '0' && k < 0x80 {
+				c = k // ASCII letters lowercased
+			}
+			h = (h ^ uint64(c)) * fnvPrime
+			i++
+		}
+		words++
+		if words >= 3 {
+			sh := simhash.Mix(h1*0x9e3779b97f4a7c15 ^ h2*0xc2b2ae3d27d4eb4f ^ h ^ host)
+			if sh&3 == 0 {
+				total++
+				if s.add(sh) {
+					novel++
+				}
+			}
+		}
+		h1, h2 = h2, h
+	}
+	return novel, total
+}
+
+// add sets a shingle's two bits and reports whether either was clear.
+func (s *shingles) add(sh uint64) bool {
+	a := sh >> 38 % shingleBits
+	b := (sh & (1<<26 - 1)) ^ (sh >> 13 & (1<<26 - 1))
+	fresh := false
+	for _, bit := range [2]uint64{a, b} {
+		w, m := &s.bits[bit/64], uint64(1)<<(bit%64)
+		if w.Load()&m == 0 {
+			fresh = true
+			w.Or(m)
+		}
+	}
+	return fresh
+}
+
+// Content yield: a page shows new text when at least minNovel of its
+// sampled shingles (some 32 three-word sequences) are new, and at least a
+// third of them: a page whose chrome is most of it shows its new text in
+// the first test, an old revision, which changes a tenth of its words,
+// fails the second.
+const minNovel = 8
+
+func newText(novel, total int) bool {
+	return novel >= minNovel && novel*3 >= total
+}
+
+// pageFamily charges a fetched HTML page to its family, reached by a link
+// of class class: it returns the family, and whether the page yielded by
+// its text. The page's links, admitted later, may make it yield too
+// (yieldWatch).
+//
+// A page that names another URL of its host as its canonical (variant) is
+// a view of that page: its text is recorded, but does not make it yield.
+func (c *Crawler) pageFamily(u *url.URL, key string, class int, text []byte, variant bool) (page *urlspace.Page, yielded bool) {
+	origin := urlnorm.HostKey(u)
+	page = c.space.families.Fetched(origin, key, class)
+	novel, total := c.space.shingles.novel(hashString(origin), text)
+	if newText(novel, total) && !variant {
+		c.space.families.Yielded(page)
+		yielded = true
+	}
+	return page, yielded
+}
