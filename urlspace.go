@@ -1,6 +1,7 @@
 package gentlecrawl
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/url"
@@ -192,6 +193,7 @@ var dupKindText = map[string][2]string{
 	urlspace.DupReordered: {"with the same links as another page in another order (a sort order)", "with the same links as another page in another order (a sort order)"},
 	urlspace.DupChain:     {"near-identical to another page of the pattern, numbers and dates aside (a calendar or a counter)", "near-identical to other pages of the pattern, numbers and dates aside (a calendar or a counter)"},
 	urlspace.DupEndless:   {"like the page whose path it extends (an endless path)", "like the page whose path theirs extends (an endless path)"},
+	urlspace.DupRedirect:  {"a redirect to a page already known", "redirects to pages already known"},
 	urlspace.DupView:      {"with the main text of another page in other chrome (a print, AMP or highlighted view)", "with the main text of other pages in other chrome (print, AMP or highlighted views)"},
 }
 
@@ -312,16 +314,13 @@ func (c *Crawler) admit(cand frontier.Candidate) bool {
 
 // familySpent reports whether a queued URL, found within its own section
 // of the site, belongs to a URL family whose budget is spent
-// (urlspace.Families); with count, the refusal is counted. Seeds,
-// sitemaps and URLs found from elsewhere on the site are never refused.
+// (urlspace.Families); with count, the refusal is counted. Seeds and
+// sitemaps are never refused.
 func (c *Crawler) familySpent(item *frontier.Item, u *url.URL, count bool) bool {
 	if item.Depth == 0 || item.Kind != "" || c.cfg.Continuous {
 		return false
 	}
 	class := classOf(item)
-	if class == urlspace.ClassOther {
-		return false
-	}
 	_, drop := c.keyFunc(u)
 	family, spent := c.space.families.Spent(urlnorm.HostKey(u), urlnorm.Key(u, drop), class, count)
 	if spent && count {
@@ -460,6 +459,13 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		if variant {
 			c.space.families.Hinted(page)
 		}
+		for _, n := range near {
+			// A near-copy of another page of its own family.
+			if nu, err := url.Parse(n); err == nil && n != res.URL.String() && c.space.families.Family(urlnorm.HostKey(nu), keyOf(nu)) == page.Family {
+				c.space.families.Hollow(page)
+				break
+			}
+		}
 		if dup.Kind == "" && !yielded {
 			c.space.watch.watch(pp.chain(), &watchedPage{page: page})
 		}
@@ -474,6 +480,24 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		links[i].Parent = chain
 	}
 	return fmt.Sprintf("bag:%016x", bag), true
+}
+
+// judgeRedirect charges a redirect from u to target to u's URL pattern:
+// as a duplicate when the crawl knew the target already (a "newest post"
+// link that lands on a topic, a login wall), as new content otherwise.
+// A pattern whose URLs keep redirecting to pages already known is spent.
+func (c *Crawler) judgeRedirect(ctx context.Context, u *url.URL, target frontier.Candidate) error {
+	seen, err := c.store.Seen(ctx, target.Canonical)
+	if err != nil {
+		return err
+	}
+	_, drop := c.keyFunc(u)
+	dup := urlspace.Dup{}
+	if seen {
+		dup = urlspace.Dup{Kind: urlspace.DupRedirect, Of: target.URL}
+	}
+	c.space.patterns.Fetched(u, drop, dup)
+	return nil
 }
 
 // sessionVariant reports whether a copy is of the same URL under other

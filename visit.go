@@ -625,6 +625,11 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 				links = c.sitemapEntries(item, res)
 			} else {
 				links, canonical, found, keys, text = c.follow(item, res)
+				if res.Status >= 300 && res.Status < 400 && len(links) == 1 && prev == nil && item.Depth > 0 {
+					if err := c.judgeRedirect(ctx, u, links[0]); err != nil {
+						return frontier.Result{}, o, err
+					}
+				}
 			}
 			if res.Status == http.StatusOK && res.Complete() {
 				// A revisit is judged too (its page may now repeat
@@ -904,6 +909,16 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 					class = urlspace.ClassHinted
 				case i < nFound && urlnorm.HostKey(u) == pageOrigin:
 					class = urlspace.LinkClass(pageKey, cand.Canonical)
+					if class == urlspace.ClassNext && classOf(item) >= urlspace.ClassRefine {
+						// The next page of a refinement (a sorted list's
+						// page 2) is a refinement too.
+						class = urlspace.ClassRefine
+					}
+				}
+				if class < urlspace.ClassRefine && urlspace.Narrowed(cand.Canonical) {
+					// A list narrowed twice is a refinement, wherever it
+					// is linked from.
+					class = urlspace.ClassRefine
 				}
 				cand.Due = classDue(class)
 			}

@@ -59,7 +59,7 @@ func candClass(c *frontier.Candidate) int {
 
 // yieldWatch follows the pages fetched lately until their links are
 // admitted: a page that leads to a URL new to the crawl in another
-// section of its host, or to a new next page, has yielded. Pages are found by the chain print
+// section of its host has yielded. Pages are found by the chain print
 // their links carry (frontier.Entry.Parent).
 type yieldWatch struct {
 	mu    sync.Mutex
@@ -95,12 +95,12 @@ func (w *yieldWatch) watch(chain uint64, p *watchedPage) {
 
 // admitted takes a URL new to the crawl, of the given class, linked from
 // the page with chain print parent: it returns the page, the first time
-// the URL is one that makes it yield. A URL in another section of the
-// host yields, and so does a next page (a list going on, a graph of
-// numbered pages); a refinement of the page (another filter, a view, a
-// revision) does not: a narrowed list links narrower lists without end.
+// the URL is one that makes it yield: a URL in another section of the
+// host. A next page does not (a list going on shows nothing new by
+// that), nor does a refinement (a narrowed list links narrower lists
+// without end).
 func (w *yieldWatch) admitted(parent uint64, class int) *watchedPage {
-	if parent == 0 || class > urlspace.ClassNext {
+	if parent == 0 || class != urlspace.ClassOther {
 		return nil
 	}
 	w.mu.Lock()

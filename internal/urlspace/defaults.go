@@ -18,9 +18,9 @@ type DefaultsConfig struct {
 	MaxHosts int
 }
 
-// Defaults learns, per host, the query parameters whose presence with
-// one value gives the same page as their absence: start=0, page=1,
-// sort=<the default order>, view=full. One pair of URLs that differ only
+// Defaults learns, per host and path (digit segments masked), the query
+// parameters whose presence with one value gives the same page as their
+// absence: start=0, page=1, sort=<the default order>, view=full. One pair of URLs that differ only
 // in such a parameter and have the same content teaches it when the value
 // is 0, 1 or empty; two pairs otherwise. A pair with different content
 // (the parameter matters after all) withdraws it for good.
@@ -92,7 +92,7 @@ func (d *Defaults) Observe(host, key, content string) {
 			without := withoutIndex(base, params, i)
 			wh := hash(without)
 			if c, ok := d.mu.content[wh]; ok {
-				d.learn(host, p, c == ch)
+				d.learn(host, scope(base, p), c == ch)
 			}
 			if vs, ok := d.mu.variants[wh]; ok && len(vs) < 8 || !ok && len(d.mu.variants) < d.cfg.MaxPages {
 				d.mu.variants[wh] = append(vs, variant{param: p, content: ch})
@@ -101,7 +101,7 @@ func (d *Defaults) Observe(host, key, content string) {
 	}
 	// Pages fetched before that are this one with a parameter more.
 	for _, v := range d.mu.variants[kh] {
-		d.learn(host, v.param, v.content == ch)
+		d.learn(host, scope(base, v.param), v.content == ch)
 	}
 }
 
@@ -141,11 +141,34 @@ func (d *Defaults) learn(host, param string, same bool) {
 	}
 }
 
-// learned reports whether "name=value" is a default of the host's.
+// scope names a parameter ("name=value") of a URL key's base (scheme,
+// host and path) for the path it was seen under, digit segments masked:
+// start=0 is the first page of /viewforum.php, fid=15 is redundant on
+// /showthread.php but names the board on /forumdisplay.php.
+func scope(base, param string) string {
+	return pathOf(KeyRequestURI(base)) + "?" + param
+}
+
+// pathOf returns a path with its segments that hold a digit written "*".
+func pathOf(path string) string {
+	if !hasDigit(path) {
+		return path
+	}
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if hasDigit(s) {
+			segs[i] = "*"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// learned reports whether "path?name=value" is a default of the host's.
 func (e *dflt) learned(param string) bool {
 	if e == nil || e.counter {
 		return false
 	}
+	_, param, _ = strings.Cut(param, "?")
 	_, v, _ := strings.Cut(param, "=")
 	if v == "" || v == "0" || v == "1" {
 		return e.pairs >= 1
@@ -169,8 +192,9 @@ func (d *Defaults) Strip(host string, u *url.URL) (*url.URL, bool) {
 	}
 	params := strings.Split(u.RawQuery, "&")
 	kept := params[:0:0]
+	path := pathOf(u.EscapedPath())
 	for _, p := range params {
-		if (*h)[p].learned(p) {
+		if k := path + "?" + p; (*h)[k].learned(k) {
 			continue
 		}
 		kept = append(kept, p)
@@ -185,7 +209,7 @@ func (d *Defaults) Strip(host string, u *url.URL) (*url.URL, bool) {
 	return &v, true
 }
 
-// Learned returns the host's learned defaults ("name=value"), sorted, with
+// Learned returns the host's learned defaults ("path?name=value") with
 // the pairs of pages that taught each.
 func (d *Defaults) Learned(host string) map[string]int {
 	d.mu.Lock()

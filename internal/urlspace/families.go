@@ -20,8 +20,7 @@ const (
 	// ClassRefine: any other link within the page's section: a list
 	// narrowed by a filter, sorted, a view of the same item, a sibling.
 	ClassRefine = 2
-	// ClassHinted: a link the site marked rel="nofollow", or found on a
-	// page that names another URL as its canonical.
+	// ClassHinted: a link the site marked rel="nofollow".
 	ClassHinted = 3
 )
 
@@ -146,9 +145,10 @@ type FamilyConfig struct {
 	// faceted list share one budget, whatever their patterns. The default
 	// is 4.
 	DeepFree int
-	// NextFree is MinFree for pages reached as the next page of another
-	// (ClassNext). The default is 8.
-	NextFree int
+	// HollowFree is how many pages of a family reached from another
+	// section may be near-copies of its other pages and yield nothing
+	// before the family is refused (see Hollow). The default is 6.
+	HollowFree int
 	// PerYield is how many pages that yielded something buy one more page
 	// that does not: the default, 16, lets a family waste one request in
 	// 17 once past its free pages.
@@ -170,15 +170,20 @@ type FamilyConfig struct {
 // positions where the host has shown many values (tags, slugs), masked,
 // and the names of the query parameters ("/tag/*", "/news?section&tag").
 //
-// Pages reached from another section are always fetched: they are the
-// family's in-links from outside, which bound it as IRLbot's STAR bounds
-// a domain by its in-links. Pages reached only from within their section
-// are fetched while the family keeps yielding: once MinFree of them (or
-// NextFree for next pages) yielded nothing, one more is fetched for every
-// PerYield pages of the family that did. Pages whose URLs carry two or
-// more parameters with words for values — a list narrowed twice, or
-// narrowed and sorted — are judged together for their section (DeepFree):
-// a faceted list settles near the number of its single filters.
+// Pages reached from another section are the family's in-links from
+// outside, which bound it as IRLbot's STAR bounds a domain by its
+// in-links: they are fetched unless the family's pages turn out hollow —
+// near-copies of each other that yield nothing, a form around an item's
+// name (HollowFree). A list's next pages are fetched: a list ends. Other
+// pages reached from within their section (refinements: a list's
+// filters and sort orders, an item's views, a history's revisions) are
+// fetched while the family keeps yielding: once MinFree of them yielded
+// nothing, one more is fetched for every PerYield pages of the family
+// that did.
+// Pages whose URLs carry two or more parameters with words for values —
+// a list narrowed twice, or narrowed and sorted — are judged together for
+// their section, however they were reached (DeepFree): a faceted list
+// settles near the number of its single filters.
 //
 // Families is created with NewFamilies and is safe for concurrent use.
 type Families struct {
@@ -204,6 +209,8 @@ type widthSet struct {
 type famStat struct {
 	fetched  [4]int // pages fetched, by the class of the link they came by
 	yielded  [4]int // of those, pages that yielded
+	hollow   int    // pages reached from another section that were a near-copy of another page of the family
+	hollowY  int    // of those, pages that yielded all the same
 	refused  int    // URLs not fetched for the budget
 	hinted   int    // pages whose canonical named another URL
 	examples []string
@@ -217,14 +224,18 @@ func (s *famStat) wasted() (next, other int) {
 }
 
 func (s *famStat) yielding() int {
-	return s.yielded[0] + s.yielded[1] + s.yielded[2] + s.yielded[3]
+	n := 0
+	for _, y := range s.yielded {
+		n += y
+	}
+	return n
 }
 
 // NewFamilies returns an empty Families.
 func NewFamilies(cfg FamilyConfig) *Families {
 	cfg.MinFree = max(orDefault(cfg.MinFree, 6), 1)
 	cfg.DeepFree = max(orDefault(cfg.DeepFree, 4), 1)
-	cfg.NextFree = max(orDefault(cfg.NextFree, 8), 1)
+	cfg.HollowFree = max(orDefault(cfg.HollowFree, 6), 1)
 	cfg.PerYield = max(orDefault(cfg.PerYield, 16), 1)
 	cfg.WideAfter = max(orDefault(cfg.WideAfter, 8), 2)
 	cfg.MaxFamilies = max(orDefault(cfg.MaxFamilies, 2048), 1)
@@ -246,6 +257,10 @@ func wordParams(key string) int {
 	}
 	return n
 }
+
+// Narrowed reports whether a URL key carries two or more query parameters
+// with words for values: a list narrowed twice, or narrowed and sorted.
+func Narrowed(key string) bool { return wordParams(key) >= 2 }
 
 // maxWidthPrefixes bounds the path prefixes followed per host for Wide.
 const maxWidthPrefixes = 4096
@@ -338,10 +353,12 @@ func (f *Families) family(h *famHost, key string) string {
 
 // Page is a fetched page as Families charged it, for Yielded.
 type Page struct {
-	Family string
-	class  int
-	stat   *famStat
-	deep   *famStat
+	Family  string
+	class   int
+	stat    *famStat
+	deep    *famStat
+	hollow  bool
+	yielded bool
 }
 
 // Fetched records a fetched page of host (its key), reached by a link of
@@ -355,7 +372,7 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
 	}
-	if class >= ClassRefine && wordParams(key) >= 2 {
+	if wordParams(key) >= 2 {
 		if p.deep = f.deepStat(h, key); p.deep != nil {
 			p.deep.fetched[class]++
 		}
@@ -368,11 +385,36 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 func (f *Families) Yielded(p *Page) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if p.yielded {
+		return
+	}
+	p.yielded = true
 	if p.stat != nil {
 		p.stat.yielded[p.class]++
+		if p.hollow {
+			p.stat.hollowY++
+		}
 	}
 	if p.deep != nil {
 		p.deep.yielded[p.class]++
+	}
+}
+
+// Hollow records that a page reached from another section is a
+// near-copy of another page of its family: a form around an item's name
+// (add to cart, reply, quote), a page that only a title sets apart. A
+// family reached from elsewhere is refused once HollowFree of its pages
+// were hollow and yielded nothing.
+func (f *Families) Hollow(p *Page) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p.hollow || p.class != ClassOther || p.stat == nil {
+		return
+	}
+	p.hollow = true
+	p.stat.hollow++
+	if p.yielded {
+		p.stat.hollowY++
 	}
 }
 
@@ -419,15 +461,25 @@ func (f *Families) deepStat(h *famHost, key string) *famStat {
 // spent reports whether a family's budget for pages of class class is
 // spent, by its own record, free pages free.
 func (f *Families) spent(s *famStat, class, free int) bool {
-	if class == ClassOther {
+	extra := s.yielding() / f.cfg.PerYield
+	switch class {
+	case ClassOther:
+		return s.hollow-s.hollowY >= f.cfg.HollowFree+extra
+	case ClassNext:
 		return false
 	}
-	next, other := s.wasted()
-	extra := s.yielding() / f.cfg.PerYield
-	if class == ClassNext {
-		return next >= f.cfg.NextFree+extra
-	}
+	_, other := s.wasted()
 	return other >= free+extra
+}
+
+// spentDeep reports whether a section's narrowed lists have spent their
+// budget, whatever the links that reached them.
+func (f *Families) spentDeep(d *famStat) bool {
+	n, y := 0, d.yielding()
+	for _, x := range d.fetched {
+		n += x
+	}
+	return n-y >= f.cfg.DeepFree+y/f.cfg.PerYield
 }
 
 // Spent reports whether a URL of host (its key), queued by a link of
@@ -436,9 +488,6 @@ func (f *Families) spent(s *famStat, class, free int) bool {
 // budget. With count, the refusal is counted. It returns the pattern that
 // spent it.
 func (f *Families) Spent(host, key string, class int, count bool) (family string, spent bool) {
-	if class <= ClassOther {
-		return "", false
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mu.hosts.peek(host)
@@ -454,11 +503,11 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 		}
 		return fam, true
 	}
-	if class == ClassNext || wordParams(key) < 2 {
+	if wordParams(key) < 2 {
 		return "", false
 	}
 	sec := section(KeyRequestURI(key))
-	if d := h.deep[sec]; d != nil && f.spent(d, class, f.cfg.DeepFree) {
+	if d := h.deep[sec]; d != nil && f.spentDeep(d) {
 		if count {
 			d.refused++
 			f.example(d, key)
@@ -492,6 +541,7 @@ type Family struct {
 	Yielded  [4]int
 	Refused  int      // URLs of it (or refining it) not fetched
 	Hinted   int      // pages whose canonical named another URL
+	Hollow   int      // pages reached from elsewhere that were near-copies of each other
 	Spent    bool     // its refinements are no longer fetched
 	Examples []string // URLs refused
 	// Deep says the pattern stands for a section's lists narrowed by two
@@ -510,7 +560,10 @@ func (x Family) Evidence() string {
 	innerY := x.Yielded[1] + x.Yielded[2] + x.Yielded[3]
 	s := fmt.Sprintf("%d of %d pages fetched yielded new URLs or text; %d reached from within the section, of which %d yielded", y, n, inner, innerY)
 	if x.Deep {
-		s = fmt.Sprintf("lists narrowed by two or more parameters: %d of %d pages fetched yielded new URLs or text", innerY, inner)
+		s = fmt.Sprintf("lists narrowed by two or more parameters: %d of %d pages fetched yielded new URLs or text", y, n)
+	}
+	if x.Hollow > 0 {
+		s += fmt.Sprintf("; %d reached from elsewhere were near-copies of each other", x.Hollow)
 	}
 	if x.Hinted > 0 {
 		s += fmt.Sprintf("; %d named another URL as canonical", x.Hinted)
@@ -530,19 +583,20 @@ func (f *Families) Wasteful(host string) []Family {
 	}
 	var out []Family
 	for name, s := range h.fams {
-		next, other := s.wasted()
-		if s.refused == 0 && other < f.cfg.MinFree && next < f.cfg.NextFree {
+		_, other := s.wasted()
+		if s.refused == 0 && other < f.cfg.MinFree && s.hollow-s.hollowY < f.cfg.HollowFree {
 			continue
 		}
 		out = append(out, Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
-			Hinted: s.hinted, Spent: f.spent(s, ClassRefine, f.cfg.MinFree), Examples: slices.Clone(s.examples)})
+			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(s, ClassRefine, f.cfg.MinFree) || f.spent(s, ClassOther, 0),
+			Examples: slices.Clone(s.examples)})
 	}
 	for sec, s := range h.deep {
-		if _, other := s.wasted(); s.refused == 0 && other < f.cfg.DeepFree {
+		if s.refused == 0 && !f.spentDeep(s) {
 			continue
 		}
 		out = append(out, Family{Pattern: "/" + sec + "?…&…", Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
-			Spent: f.spent(s, ClassRefine, f.cfg.DeepFree), Examples: slices.Clone(s.examples), Deep: true})
+			Spent: f.spentDeep(s), Examples: slices.Clone(s.examples), Deep: true})
 	}
 	slices.SortFunc(out, func(a, b Family) int {
 		if a.Refused != b.Refused {

@@ -198,15 +198,19 @@ func TestDefaults(t *testing.T) {
 	if _, ok := d.Strip(host, u("http://h/viewtopic.php?start=20&t=5")); ok {
 		t.Error("start=20 stripped")
 	}
-	d.Observe(host, "http://h/catalog", "F")
-	d.Observe(host, "http://h/catalog?page=1", "F")
-	d.Observe(host, "http://h/shop", "G")
-	d.Observe(host, "http://h/shop?page=1", "H")
-	if _, ok := d.Strip(host, u("http://h/catalog?page=1")); ok {
+	d.Observe(host, "http://h/catalog?c=a", "F")
+	d.Observe(host, "http://h/catalog?c=a&page=1", "F")
+	d.Observe(host, "http://h/catalog?c=b", "G")
+	d.Observe(host, "http://h/catalog?c=b&page=1", "H")
+	if _, ok := d.Strip(host, u("http://h/catalog?c=d&page=1")); ok {
 		t.Error("page=1 stripped after a counter-example")
 	}
-	if got := d.Learned(host); len(got) != 2 || got["start=0"] != 1 || got["order=date"] != 2 {
+	if got := d.Learned(host); len(got) != 2 || got["/viewforum.php?start=0"] != 1 || got["/list?order=date"] != 2 {
 		t.Errorf("Learned = %v", got)
+	}
+	// Another path of the host did not learn it.
+	if _, ok := d.Strip(host, u("http://h/search?start=0&q=x")); ok {
+		t.Error("stripped on another path")
 	}
 	// Another host learned nothing.
 	if _, ok := d.Strip("http://other", u("http://other/viewforum.php?f=2&start=0")); ok {

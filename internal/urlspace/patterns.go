@@ -26,6 +26,8 @@ const (
 	// DupView: the main text of another page in other chrome (a print,
 	// AMP or highlighted view).
 	DupView = "view"
+	// DupRedirect: a redirect to a URL the crawl knew already.
+	DupRedirect = "redirect"
 )
 
 // Dup says how a fetched page repeats another. The zero value is a page
