@@ -1,0 +1,5 @@
+//go:build race
+
+package gensite
+
+const raceEnabled = true
