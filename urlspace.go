@@ -306,7 +306,7 @@ func (c *Crawler) admit(cand frontier.Candidate) bool {
 		return false
 	}
 	c.space.families.Discovered(urlnorm.HostKey(u), cand.Canonical)
-	if p := c.space.watch.admitted(cand.Parent, candClass(&cand)); p != nil {
+	if p := c.space.watch.admitted(cand.Parent, candClass(&cand), cand.Canonical); p != nil {
 		c.space.families.Yielded(p.page)
 	}
 	return true
@@ -437,8 +437,16 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, tp, found, keys, keyOf)
 	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near, keyOf)
+	mainWords := -1 // unknown: the page repeats another
 	if dup.Kind == "" && !refresh {
-		if of := c.space.views.viewOf(hashString(urlnorm.HostKey(res.URL)), res.URL.String(), text); of != "" {
+		var of string
+		of, mainWords = c.space.views.viewOf(hashString(urlnorm.HostKey(res.URL)), res.URL.String(), text)
+		if of != "" && classOf(item) == urlspace.ClassNext {
+			// A list's next page, or a calendar's day below its month,
+			// that shows an item fetched before is a list, not a view.
+			of = ""
+		}
+		if of != "" {
 			path, template := pathTemplate(of, keyOf)
 			dup = urlspace.Dup{Kind: urlspace.DupView, Of: of, OfTemplate: template}
 			if tail, ok := extends(pp.path, path); ok {
@@ -460,14 +468,19 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 			c.space.families.Hinted(page)
 		}
 		for _, n := range near {
-			// A near-copy of another page of its own family.
+			// A near-copy of another page of its own family, with no main
+			// text of its own (a form around an item's name): pages that
+			// are near-copies but have paragraphs of their own are pages.
+			if mainWords >= minViewWords {
+				break
+			}
 			if nu, err := url.Parse(n); err == nil && n != res.URL.String() && c.space.families.Family(urlnorm.HostKey(nu), keyOf(nu)) == page.Family {
 				c.space.families.Hollow(page)
 				break
 			}
 		}
 		if dup.Kind == "" && !yielded {
-			c.space.watch.watch(pp.chain(), &watchedPage{page: page})
+			c.space.watch.watch(pp.chain(), &watchedPage{page: page, section: urlspace.Section(keyOf(res.URL))})
 		}
 	}
 	if dup.Kind != "" {

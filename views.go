@@ -45,8 +45,9 @@ type viewBlock struct {
 
 // viewOf records the page at own (of the host hashed as host) with its
 // text (extract's, one block a line), and returns the URL of the page
-// fetched before whose view it is, or "".
-func (v *viewIndex) viewOf(host uint64, own string, text []byte) string {
+// fetched before whose view it is, or "", and the words of the page's
+// main text: its long blocks that are not the host's boilerplate.
+func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mainWords int) {
 	var blocks []viewBlock
 	for len(text) > 0 {
 		line := text
@@ -77,7 +78,7 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) string {
 		}
 	}
 	if len(blocks) == 0 {
-		return ""
+		return "", 0
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -113,12 +114,12 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) string {
 		}
 	}
 	if main < minViewWords || best*5 < main*viewShareNum || seq-bestSeq >= maxViewPages {
-		return ""
+		return "", main
 	}
 	if of := v.urls[bestSeq%maxViewPages]; of != own {
-		return of
+		return of, main
 	}
-	return ""
+	return "", main
 }
 
 // put records a block, forgetting the oldest when full.

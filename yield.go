@@ -74,6 +74,7 @@ const maxWatched = 1024
 
 type watchedPage struct {
 	page    *urlspace.Page
+	section string // the page's section (urlspace.Section)
 	yielded bool
 }
 
@@ -99,14 +100,18 @@ func (w *yieldWatch) watch(chain uint64, p *watchedPage) {
 // host. A next page does not (a list going on shows nothing new by
 // that), nor does a refinement (a narrowed list links narrower lists
 // without end).
-func (w *yieldWatch) admitted(parent uint64, class int) *watchedPage {
+//
+// A link to another path of the page's own section is not enough: a
+// filter written in the path links its siblings and its wider lists,
+// all new URLs that lead nowhere else.
+func (w *yieldWatch) admitted(parent uint64, class int, key string) *watchedPage {
 	if parent == 0 || class != urlspace.ClassOther {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p := w.pages[parent]
-	if p == nil || p.yielded {
+	if p == nil || p.yielded || urlspace.Section(key) == p.section {
 		return nil
 	}
 	p.yielded = true

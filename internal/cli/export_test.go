@@ -181,7 +181,7 @@ func TestExport(t *testing.T) {
 	for _, l := range exportLines(t, out) {
 		if l.Text == nil {
 			t.Errorf("--text: %s %d has no text field", l.URL, l.Status)
-		} else if l.URL == u("/one") && l.Status == 200 && *l.Text != "Page one First page. home" {
+		} else if l.URL == u("/one") && l.Status == 200 && *l.Text != "Page one\nFirst page.\nhome" {
 			t.Errorf("--text: /one: %q", *l.Text)
 		}
 	}

@@ -86,7 +86,9 @@ type Page struct {
 	// <iframe>, <link rel=alternate hreflang>): absolute, each once, in
 	// document order. Never null.
 	Links []string `json:"links"`
-	// Text is the visible text of an HTML page, with Options.Text only.
+	// Text is the visible text of an HTML page, with Options.Text only:
+	// one line for each block (paragraph, heading, list item, cell), runs
+	// of white space within a block made one space.
 	Text *string `json:"text,omitempty"`
 	// Error says what could not be read of the body: decoding, or
 	// extraction cut short. What was read is still reported.

@@ -207,7 +207,7 @@ func TestPages(t *testing.T) {
 		if !strings.HasPrefix(p.Digest, "sha1:") {
 			t.Errorf("%s: digest %q", path, p.Digest)
 		}
-		if want := "Café & <b>bar</b> A B A again out mail Hello, world."; *p.Text != want {
+		if want := "Café & <b>bar</b>\nA B A again out mail\nHello, world."; *p.Text != want {
 			t.Errorf("%s: text %q, want %q", path, *p.Text, want)
 		}
 	}

@@ -11,14 +11,17 @@ import (
 // orders a host's queue (the lower first) and says which budget a URL is
 // fetched under (see Families).
 const (
-	// ClassOther: a link into another section of the host (its first path
-	// segment differs): an article from a list, a list from an article.
+	// ClassOther: a link to another resource: another path (an article
+	// from a list, a list from an article, a chapter from a contents
+	// page), or another section of the host.
 	ClassOther = 0
 	// ClassNext: the page's own URL with only numbers changed or added
 	// (the next page of a list, a topic's later posts).
 	ClassNext = 1
-	// ClassRefine: any other link within the page's section: a list
-	// narrowed by a filter, sorted, a view of the same item, a sibling.
+	// ClassRefine: the page's own path with other parameters (a list
+	// narrowed by a filter, sorted, a view or an action on the same
+	// item, a sibling), or a tag path that adds tags to the page's
+	// ("/tag/x" → "/tag/x+y").
 	ClassRefine = 2
 	// ClassHinted: a link the site marked rel="nofollow".
 	ClassHinted = 3
@@ -26,6 +29,12 @@ const (
 
 // LinkClass returns the class of a link (its key, urlnorm.Key) found on a
 // page (its key), both of one host.
+//
+// Only a link to the page's own path, below it, or to a tag path that
+// intersects the page's is a refinement: a link to another path is
+// another resource, whatever the section, so that a site all of whose
+// pages sit under one directory (documentation, a wiki under /wiki/) is
+// not judged as one page's variants.
 func LinkClass(pageKey, linkKey string) int {
 	pu, lu := KeyRequestURI(pageKey), KeyRequestURI(linkKey)
 	if section(pu) != section(lu) {
@@ -34,8 +43,76 @@ func LinkClass(pageKey, linkKey string) int {
 	if continues(pu, lu) {
 		return ClassNext
 	}
-	return ClassRefine
+	pp, _, _ := strings.Cut(pu, "?")
+	lp, _, _ := strings.Cut(lu, "?")
+	if pp == lp || intersects(pp, lp) || Extends(pp, lp) {
+		return ClassRefine
+	}
+	return ClassOther
 }
+
+// Extends reports whether path link narrows path page: all of page's
+// segments, in order, and more ("/wiki/a" → "/wiki/a/history", "/tags/a"
+// → "/tags/a/b", "/c/red/" → "/c/red/large/", and for filters written
+// in the path in a fixed order "/c/style:slim/" →
+// "/c/material:wool/style:slim/"). A page that is a file
+// ("/std/index.html") is not narrowed by the files of its subdirectories.
+func Extends(page, link string) bool {
+	ps := strings.Split(strings.Trim(page, "/"), "/")
+	ls := strings.Split(strings.Trim(link, "/"), "/")
+	if ps[0] == "" || len(ls) <= len(ps) || ps[0] != ls[0] {
+		return false
+	}
+	if last := ps[len(ps)-1]; !strings.HasSuffix(page, "/") && strings.Contains(last, ".") {
+		return false
+	}
+	j := 1
+	for _, seg := range ls[1:] {
+		if j < len(ps) && seg == ps[j] {
+			j++
+		}
+	}
+	return j == len(ps)
+}
+
+// Dir returns the directory of a URL key's path: "/wiki/a/history" →
+// "/wiki/a/".
+func Dir(key string) string {
+	p, _, _ := strings.Cut(KeyRequestURI(key), "?")
+	return p[:strings.LastIndexByte(p, '/')+1]
+}
+
+// intersects reports whether path link is path page with one segment
+// widened by more values joined to it: "/tag/x" → "/tag/x+y",
+// "/t/a,b" → "/t/a,b,c".
+func intersects(page, link string) bool {
+	ps, ls := strings.Split(page, "/"), strings.Split(link, "/")
+	if len(ps) != len(ls) {
+		return false
+	}
+	diff := -1
+	for i := range ps {
+		if ps[i] != ls[i] {
+			if diff >= 0 {
+				return false
+			}
+			diff = i
+		}
+	}
+	if diff < 0 || ps[diff] == "" {
+		return false
+	}
+	for _, sep := range []string{"+", ",", "%2B", "%2b", "%2C", "%2c", ";", "|", "%7C"} {
+		if strings.HasPrefix(ls[diff], ps[diff]+sep) || strings.HasSuffix(ls[diff], sep+ps[diff]) || strings.Contains(ls[diff], sep+ps[diff]+sep) {
+			return true
+		}
+	}
+	return false
+}
+
+// Section returns the section of a URL key: the first segment of its
+// path, digits masked ("*"), "" for the root.
+func Section(key string) string { return section(KeyRequestURI(key)) }
 
 // section returns the first segment of a request URI's path, digits
 // masked: "/news?tag=x" → "news", "/2024/05/slug/" → "*", "/" → "".
@@ -198,7 +275,24 @@ type famHost struct {
 	fams  map[string]*famStat
 	deep  map[string]*famStat // by section: pages of two or more word parameters
 	width map[string]*widthSet
+	// under follows, for path segments without digits, the distinct
+	// directories they were seen below (up to facetAfter): a segment
+	// below many directories is a filter or a view written in the path.
+	under map[uint64]*[facetAfter]uint64
+	// tops holds the paths of one segment below a section seen
+	// ("/c/red/", "/tags/a"): a longer path of the section made of such
+	// segments ("/c/red/large/") is a list narrowed once per segment.
+	tops map[uint64]struct{}
 }
+
+// facetAfter is how many distinct directories a path segment must be
+// seen below for a link that adds it to a page's path to be a
+// refinement: "/products/xs/linen/", "/products/m/linen/",
+// "/products/linen/".
+const facetAfter = 3
+
+// maxUnder bounds the segments followed per host for facets.
+const maxUnder = 8192
 
 // widthSet follows the distinct segments seen below one path prefix.
 type widthSet struct {
@@ -262,6 +356,44 @@ func wordParams(key string) int {
 // with words for values: a list narrowed twice, or narrowed and sorted.
 func Narrowed(key string) bool { return wordParams(key) >= 2 }
 
+// Narrowed is the package's Narrowed for a URL of host, counting filters
+// written in the path too: a segment below the section that is also a
+// list of its own directly below the section ("/c/red/large/" when
+// "/c/red/" and "/c/large/" are known).
+func (f *Families) Narrowed(host, key string) bool {
+	n := wordParams(key)
+	if n >= 2 {
+		return true
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	return h != nil && n+f.pathFilters(h, key) >= 2
+}
+
+// pathFilters counts the segments of a URL key's path, below its first
+// one, that are single-segment paths of their section seen on the host.
+func (f *Families) pathFilters(h *famHost, key string) int {
+	if h.tops == nil {
+		return 0
+	}
+	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segs) < 3 {
+		return 0
+	}
+	n := 0
+	for _, seg := range segs[1:] {
+		if _, ok := h.tops[hash(segs[0]+"/"+seg)]; ok && !hasDigit(seg) {
+			n++
+		}
+	}
+	return n
+}
+
+// maxTops bounds the single-segment paths followed per host.
+const maxTops = 8192
+
 // maxWidthPrefixes bounds the path prefixes followed per host for Wide.
 const maxWidthPrefixes = 4096
 
@@ -279,6 +411,15 @@ func (f *Families) Discovered(host, key string) {
 	h := f.mu.hosts.get(host)
 	if h.width == nil {
 		h.width = make(map[string]*widthSet)
+	}
+	f.noteUnder(h, segs)
+	if top := strings.Split(strings.Trim(path, "/"), "/"); len(top) == 2 && !hasDigit(top[1]) {
+		if h.tops == nil {
+			h.tops = make(map[uint64]struct{})
+		}
+		if len(h.tops) < maxTops {
+			h.tops[hash(top[0]+"/"+top[1])] = struct{}{}
+		}
 	}
 	prefix := "/"
 	for i, seg := range segs {
@@ -300,6 +441,92 @@ func (f *Families) Discovered(host, key string) {
 		}
 		prefix += f.maskSeg(h, prefix, seg, i) + "/"
 	}
+}
+
+// noteUnder records the directory each word segment of a path was
+// found below.
+func (f *Families) noteUnder(h *famHost, segs []string) {
+	if h.under == nil {
+		h.under = make(map[uint64]*[facetAfter]uint64)
+	}
+	dir := hash("/")
+	for _, seg := range segs {
+		if seg == "" {
+			continue
+		}
+		if !hasDigit(seg) {
+			k := hash(seg)
+			u := h.under[k]
+			if u == nil && len(h.under) < maxUnder {
+				u = new([facetAfter]uint64)
+				h.under[k] = u
+			}
+			if u != nil {
+				for i := range u {
+					if u[i] == dir {
+						break
+					}
+					if u[i] == 0 {
+						u[i] = dir
+						break
+					}
+				}
+			}
+		}
+		dir = (dir^hash(seg))*0x9e3779b97f4a7c15 + 1
+	}
+}
+
+// LinkClass is the package's LinkClass for a link of host, but for a
+// path below the page's: that is a refinement only when what it adds
+// are segments the host shows below several directories (a filter
+// written in the path, "/c/red/" → "/c/red/large/"; a view or an action,
+// "/wiki/a" → "/wiki/a/history"). A link from a list to an item of its
+// own ("/2021/02/" → "/2021/02/a-post/", "/docs/" → "/docs/install/"),
+// whose segment is below one directory only, is another page.
+func (f *Families) LinkClass(host, pageKey, linkKey string) int {
+	class := LinkClass(pageKey, linkKey)
+	if class != ClassRefine {
+		return class
+	}
+	pp, _, _ := strings.Cut(KeyRequestURI(pageKey), "?")
+	lp, _, _ := strings.Cut(KeyRequestURI(linkKey), "?")
+	if pp == lp || intersects(pp, lp) {
+		return class
+	}
+	added := addedSegments(pp, lp)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	for _, seg := range added {
+		if hasDigit(seg) {
+			continue
+		}
+		if h == nil || h.under == nil {
+			return ClassOther
+		}
+		if u := h.under[hash(seg)]; u == nil || u[facetAfter-1] == 0 {
+			return ClassOther
+		}
+	}
+	return class
+}
+
+// addedSegments returns the segments of path link that are not those of
+// path page it extends (Extends).
+func addedSegments(page, link string) []string {
+	ps := strings.Split(strings.Trim(page, "/"), "/")
+	ls := strings.Split(strings.Trim(link, "/"), "/")
+	var added []string
+	j := 0
+	for _, seg := range ls {
+		if j < len(ps) && seg == ps[j] {
+			j++
+			continue
+		}
+		added = append(added, seg)
+	}
+	return added
 }
 
 // maskSeg returns the segment as its family writes it: "*" for a segment
@@ -336,13 +563,24 @@ func (f *Families) family(h *famHost, key string) string {
 	var b strings.Builder
 	prefix := "/"
 	b.WriteByte('/')
+	last := len(segs) - 1
+	if last > 0 && segs[last] == "" {
+		last--
+	}
 	for i, seg := range segs {
 		m := f.maskSeg(h, prefix, seg, i)
+		prefix += m + "/"
 		if i > 0 {
 			b.WriteByte('/')
+			if i < last {
+				// A directory between the section and the last
+				// segment: a namespace, a category, a filter. Its
+				// pages' views and filters are one family whichever
+				// directory they are in.
+				m = "*"
+			}
 		}
 		b.WriteString(m)
-		prefix += m + "/"
 	}
 	if query != "" {
 		b.WriteByte('?')
@@ -372,7 +610,7 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
 	}
-	if wordParams(key) >= 2 {
+	if wordParams(key)+f.pathFilters(h, key) >= 2 {
 		if p.deep = f.deepStat(h, key); p.deep != nil {
 			p.deep.fetched[class]++
 		}
@@ -464,7 +702,11 @@ func (f *Families) spent(s *famStat, class, free int) bool {
 	extra := s.yielding() / f.cfg.PerYield
 	switch class {
 	case ClassOther:
-		return s.hollow-s.hollowY >= f.cfg.HollowFree+extra
+		// Hollow pages must also be half of those reached from
+		// elsewhere: a family of real pages a few of which are alike
+		// (a documentation's iterator types) keeps its in-links.
+		h := s.hollow - s.hollowY
+		return h >= f.cfg.HollowFree+extra && 2*h >= s.fetched[ClassOther]
 	case ClassNext:
 		return false
 	}
@@ -503,7 +745,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 		}
 		return fam, true
 	}
-	if wordParams(key) < 2 {
+	if wordParams(key)+f.pathFilters(h, key) < 2 {
 		return "", false
 	}
 	sec := section(KeyRequestURI(key))

@@ -25,6 +25,21 @@ func TestLinkClass(t *testing.T) {
 		{"http://h/viewtopic.php?t=5", "http://h/viewtopic.php?print=1&t=5", ClassRefine},
 		{"http://h/viewforum.php?f=2", "http://h/viewforum.php?f=2&start=0", ClassRefine},
 		{"http://h/doku.php?id=a", "http://h/doku.php?do=revisions&id=a", ClassRefine},
+		{"http://h/tag/x+y", "http://h/tag/x+y+z", ClassRefine},
+		{"http://h/tag/x", "http://h/tag/y+x", ClassRefine},
+		// Another path in the same section is another resource.
+		{"http://h/std/index.html", "http://h/std/vec/index.html", ClassOther},
+		{"http://h/std/all.html", "http://h/std/vec/struct.Drain.html", ClassOther},
+		{"http://h/wiki/Main_Page", "http://h/wiki/Help", ClassOther},
+		{"http://h/tag/x", "http://h/tag/xy", ClassOther},
+		{"http://h/tag/x+y", "http://h/tag/x", ClassOther},
+		{"http://h/wiki/a", "http://h/wiki/a/history", ClassRefine},
+		{"http://h/c/red/", "http://h/c/red/large/", ClassRefine},
+		{"http://h/wiki/a/history", "http://h/wiki/a/rev/5", ClassOther},
+		{"http://h/", "http://h/about", ClassOther},
+		{"http://h/c/style:slim/", "http://h/c/material:wool/style:slim/", ClassRefine},
+		{"http://h/c/style:slim/", "http://h/c/material:wool/", ClassOther},
+		{"http://h/std/vec/index.html", "http://h/std/vec/sub/index.html", ClassOther},
 	} {
 		if got := LinkClass(c.page, c.link); got != c.want {
 			t.Errorf("LinkClass(%s, %s) = %d, want %d", c.page, c.link, got, c.want)
@@ -127,6 +142,9 @@ func TestFamiliesWideSegments(t *testing.T) {
 		{"http://h/tag/zeta/", "/tag/*/"},
 		{"http://h/about/team", "/about/team"},
 		{"http://h/2024/05/slug-words/?replytocom=3", "/*/*/slug-words/?replytocom"},
+		// Directories between the section and the last segment are one.
+		{"http://h/wiki/ns-one/page/history", "/wiki/*/*/history"},
+		{"http://h/c/red/large/", "/c/*/large/"},
 	} {
 		if got := f.Family(host, c.key); got != c.want {
 			t.Errorf("Family(%s) = %q, want %q", c.key, got, c.want)
@@ -232,5 +250,32 @@ func TestDefaultsBounded(t *testing.T) {
 	d.Observe("http://h", "http://h/p?a=0&b=x&c=1", "0")
 	if d.Any() {
 		t.Error("learned from a forgotten page")
+	}
+}
+
+// TestFamiliesLinkClass: a path below the page's is a refinement only
+// when what it adds recurs below several directories of the host.
+func TestFamiliesLinkClass(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	// Before anything is known, a post below its month's archive and a
+	// view below its page are both other pages.
+	if got := f.LinkClass(host, "http://h/2021/02/", "http://h/2021/02/a-post/"); got != ClassOther {
+		t.Errorf("post below its archive: class %d", got)
+	}
+	for _, p := range []string{"one", "two", "three"} {
+		f.Discovered(host, "http://h/wiki/ns/"+p)
+		f.Discovered(host, "http://h/wiki/ns/"+p+"/history")
+		f.Discovered(host, "http://h/2021/02/"+p+"-post/")
+	}
+	if got := f.LinkClass(host, "http://h/wiki/ns/four", "http://h/wiki/ns/four/history"); got != ClassRefine {
+		t.Errorf("a history below its page: class %d, want a refinement", got)
+	}
+	if got := f.LinkClass(host, "http://h/2021/02/", "http://h/2021/02/four-post/"); got != ClassOther {
+		t.Errorf("a post below its archive: class %d, want another page", got)
+	}
+	// Same path, other parameters: a refinement whatever was seen.
+	if got := f.LinkClass(host, "http://h/list", "http://h/list?sort=new"); got != ClassRefine {
+		t.Errorf("sorted list: class %d", got)
 	}
 }

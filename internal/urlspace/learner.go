@@ -70,6 +70,36 @@ type learnHost struct {
 	params       map[string]*learnParam
 	fresh        map[string]*freshParam
 	exampleBytes int
+	// bare remembers the content of URLs fetched, by the hash of their
+	// key without the parameters already learned (a group's base for a
+	// parameter they lack): a parameter added to a page is judged
+	// against the page without it. At most maxBare, oldest forgotten.
+	bare      map[uint64]uint64
+	bareOrder []uint64
+	bareNext  int
+}
+
+// maxBare bounds the URLs remembered per host for parameters' absence.
+const maxBare = 4096
+
+// absent is the value hash of a parameter left out of a URL.
+const absent = 1
+
+// putBare records the content of a URL by its base.
+func (h *learnHost) putBare(base, digest uint64) {
+	if h.bare == nil {
+		h.bare = make(map[uint64]uint64)
+	}
+	if _, ok := h.bare[base]; !ok {
+		if len(h.bareOrder) < maxBare {
+			h.bareOrder = append(h.bareOrder, base)
+		} else {
+			delete(h.bare, h.bareOrder[h.bareNext])
+			h.bareOrder[h.bareNext] = base
+			h.bareNext = (h.bareNext + 1) % maxBare
+		}
+	}
+	h.bare[base] = digest
 }
 
 // freshParam follows the values a parameter has in the links of the
@@ -102,8 +132,13 @@ type learnParam struct {
 	irrelevant bool
 	counter    int // counter-examples seen
 	support    int
-	urls       int
-	examples   []string
+	// weak counts the groups of one value and the URL without the
+	// parameter, both with one content: a parameter added to pages
+	// (?source=home) that never changed one; MinValues of them, on
+	// different pages, make it irrelevant too.
+	weak     int
+	urls     int
+	examples []string
 }
 
 type learnGroup struct {
@@ -111,8 +146,9 @@ type learnGroup struct {
 	values       []uint64 // hashes of distinct values seen, up to MinValues
 	n            int      // distinct values seen with digest
 	examples     []string
-	supported    bool // reached MinValues
+	supported    bool // reached MinValues, or two values one of them absent
 	done         bool // a counter-example, or content changing under one URL
+	bare         bool // the URL without the parameter is among the values
 }
 
 // NewLearner returns an empty Learner.
@@ -134,16 +170,13 @@ func NewLearner(cfg LearnerConfig) *Learner {
 // parameters and path parameters (";name=value" in a segment, learned
 // under the name ";name") are both learned.
 func (l *Learner) Observe(u *url.URL, digest string) {
-	if digest == "" || u.RawQuery == "" && !strings.Contains(u.EscapedPath(), ";") {
+	if digest == "" {
 		return
 	}
 	host := urlnorm.HostKey(u)
 	dh := hash(digest)
 	key := urlnorm.Key(u, nil)
 	path, params := splitParams(key)
-	if len(params) == 0 {
-		return
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := l.mu.hosts.get(host)
@@ -165,6 +198,25 @@ func (l *Learner) Observe(u *url.URL, digest string) {
 		lp := h.params[name]
 		learned = append(learned, lp != nil && lp.irrelevant || h.isFresh(name))
 	}
+	// The URL as the base of a group of a parameter it lacks: each
+	// group waiting for it gets its content as the parameter's absence.
+	// (A URL with a parameter left out of bases is not the URL without
+	// it.)
+	full, whole := hash(path), true
+	for k, p := range params {
+		if learned[k] {
+			whole = false
+		} else {
+			full = hashMore(hashMore(hashMore(full, "&"), p.name), p.value)
+		}
+	}
+	if whole {
+		for name, lp := range h.params {
+			if gi, ok := lp.index[full]; ok {
+				l.observeGroup(h, lp, &lp.groups[gi], absent, dh, key, h.isFresh(name))
+			}
+		}
+	}
 	for i := 0; i < len(params); {
 		name := params[i].name
 		j := i + 1
@@ -182,9 +234,15 @@ func (l *Learner) Observe(u *url.URL, digest string) {
 		for _, p := range params[i:j] {
 			value = hashMore(hashMore(value, p.value), "&")
 		}
+		if value == absent {
+			value++
+		}
 		dname := urlnorm.DecodeParamName(name)
 		l.observeLocked(h, dname, base, value, dh, key, h.isFresh(dname))
 		i = j
+	}
+	if whole {
+		h.putBare(full, dh)
 	}
 }
 
@@ -255,10 +313,20 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 		p.index[base] = gi
 	}
 	g := &p.groups[gi]
+	l.observeGroup(h, p, g, value, digest, key, fresh)
+	if d, ok := h.bare[base]; ok && !g.bare {
+		// The URL without the parameter was fetched before.
+		l.observeGroup(h, p, g, absent, d, "", fresh)
+	}
+}
+
+// observeGroup records one value of a parameter (absent: the URL without
+// it) in one of its groups, with the content it returned.
+func (l *Learner) observeGroup(h *learnHost, p *learnParam, g *learnGroup, value, digest uint64, key string, fresh bool) {
 	if g.done {
 		return
 	}
-	seen := slices.Contains(g.values, value)
+	seen := slices.Contains(g.values, value) || value == absent && g.bare
 	if digest != g.digest {
 		g.done = true
 		if !seen {
@@ -272,11 +340,13 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 	if seen {
 		return
 	}
-	if len(g.values) < cap(g.values) {
+	if value == absent {
+		g.bare = true
+	} else if len(g.values) < cap(g.values) {
 		g.values = append(g.values, value)
 	}
 	g.n++
-	if len(g.examples) < maxExamples && h.exampleBytes+len(key) <= maxExampleBytes {
+	if key != "" && len(g.examples) < maxExamples && h.exampleBytes+len(key) <= maxExampleBytes {
 		if len(key) > maxExampleLen {
 			key = key[:maxExampleLen]
 		}
@@ -299,8 +369,17 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 		if p.examples == nil {
 			p.examples = g.examples
 		}
+	case g.bare && g.n >= 2:
+		// One value and no value, one content: weak evidence, which
+		// counts once seen on MinValues pages.
+		g.supported = true
+		p.weak++
+		p.urls += g.n
+		if p.examples == nil || len(p.examples) < len(g.examples) {
+			p.examples = g.examples
+		}
 	}
-	p.irrelevant = p.support > 0 && p.counter == 0
+	p.irrelevant = (p.support > 0 || p.weak >= l.cfg.MinValues) && p.counter == 0
 }
 
 // ObserveLinks records the links of one fetched page of a host (each once;
@@ -470,7 +549,7 @@ func (l *Learner) Irrelevant(host string) []Param {
 	var out []Param
 	for name, p := range h.params {
 		if p.irrelevant {
-			pr := Param{Name: name, Groups: p.support, URLs: p.urls, Examples: slices.Clone(p.examples)}
+			pr := Param{Name: name, Groups: p.support + p.weak, URLs: p.urls, Examples: slices.Clone(p.examples)}
 			if h.isFresh(name) {
 				pr.Fresh = h.fresh[name].distinct
 			}

@@ -405,3 +405,50 @@ func TestCalendarToday(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnerAbsence: a parameter added to several pages (?source=home)
+// that never changes them is learned from each page with and without it,
+// in either order; one page it changes is a counter-example, and two
+// pages are not enough.
+func TestLearnerAbsence(t *testing.T) {
+	const host = "http://h.example"
+	l := NewLearner(LearnerConfig{})
+	for i, slug := range []string{"a", "b", "c"} {
+		with, without := mustParse(t, host+"/products/"+slug+".html?source=home"), mustParse(t, host+"/products/"+slug+".html")
+		if i%2 == 1 {
+			with, without = without, with
+		}
+		l.Observe(with, "D"+slug)
+		l.Observe(without, "D"+slug)
+		if got := l.Drop(host, "source"); got != (i == 2) {
+			t.Fatalf("after %d pages: Drop(source) = %v", i+1, got)
+		}
+	}
+	if got := l.Irrelevant(host); len(got) != 1 || got[0].Name != "source" || got[0].Groups != 3 {
+		t.Errorf("Irrelevant = %+v", got)
+	}
+	// A page that the parameter changes withdraws it.
+	l.Observe(mustParse(t, host+"/products/d.html"), "Dd")
+	l.Observe(mustParse(t, host+"/products/d.html?source=home"), "other")
+	if l.Drop(host, "source") {
+		t.Error("Drop(source) after a counter-example")
+	}
+	// Absence is only the same URL without the parameter: other
+	// parameters must match.
+	m := NewLearner(LearnerConfig{})
+	for _, id := range []string{"1", "2", "3"} {
+		m.Observe(mustParse(t, host+"/v?id="+id), "page"+id)
+		m.Observe(mustParse(t, host+"/v?id="+id+"&x=y"), "page"+id)
+	}
+	if !m.Drop(host, "x") {
+		t.Error("Drop(x) = false for a parameter that never changed a page")
+	}
+	n := NewLearner(LearnerConfig{})
+	for _, id := range []string{"1", "2", "3"} {
+		n.Observe(mustParse(t, host+"/v?id="+id), "page"+id)
+		n.Observe(mustParse(t, host+"/v?id=9&x=y"), "page"+id)
+	}
+	if n.Drop(host, "x") {
+		t.Error("Drop(x) from URLs that differ in another parameter")
+	}
+}
