@@ -602,6 +602,25 @@ func (c *Crawler) trapSpent(item *frontier.Item, u *url.URL, count bool) bool {
 	return spent
 }
 
+// redirectTarget returns, for a URL refused because its pattern's
+// redirects all led to pages already known by dropping some parameters
+// ("?t=5&goto=newpost" → "?t=5"), the URL it would redirect to, as a
+// candidate with the refused URL's depth and class; nil for any other
+// URL. A site whose only link to a page is such a redirect keeps it.
+func (c *Crawler) redirectTarget(item *frontier.Item, u *url.URL) *frontier.Candidate {
+	if item.Depth == 0 || item.Kind != "" {
+		return nil
+	}
+	_, drop := c.keyFunc(u)
+	to := c.space.patterns.StripRedirect(u, drop)
+	if to == nil {
+		return nil
+	}
+	cand := c.candidate(to, item.Depth)
+	cand.Parent, cand.Due = item.Parent, item.Due
+	return &cand
+}
+
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }

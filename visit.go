@@ -162,10 +162,12 @@ func (c *Crawler) visit(ctx context.Context, host string) error {
 		}
 		// Every URL of the lease was settled without a request: give the
 		// lease back and, still holding the host, take the next ones.
-		if _, err := c.release(ctx, t, frontier.ReleaseRequest{Next: time.Now()}); err != nil {
+		added, err := c.release(ctx, t, frontier.ReleaseRequest{Next: time.Now(), Admit: c.admit})
+		if err != nil {
 			c.sched.Release(host, carried, time.Now(), hostload.ReasonDelay)
 			return c.lostLease(host, err)
 		}
+		c.noteAdded(added)
 		carried = t.settled()
 	}
 }
@@ -279,6 +281,11 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 		if c.trapSpent(item, u, true) || c.familySpent(item, u, true) {
 			if err := settle(item, u, frontier.Duplicate); err != nil {
 				return fail(err)
+			}
+			if to := c.redirectTarget(item, u); to != nil {
+				// Where the refused redirect would have led, queued in
+				// its place (dropped there if known already).
+				t.results[len(t.results)-1].Add = append(t.results[len(t.results)-1].Add, *to)
 			}
 			continue
 		}

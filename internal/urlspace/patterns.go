@@ -87,6 +87,74 @@ type patternStat struct {
 	fetched, dups, refused int
 	kinds                  map[string]int
 	examples               []string
+	// strip names the query parameters whose removal gave the target of
+	// each of the pattern's redirects to known pages ("goto" of
+	// "?t=5&goto=newpost" → "?t=5"); stripBad says a redirect led
+	// elsewhere.
+	strip    []string
+	stripBad bool
+}
+
+// redirectStrip returns the names of the query parameters of from that
+// to lacks, when to is from without them (the same path, the other
+// parameters equal, perhaps a number added), sorted; nil otherwise.
+func redirectStrip(from, to *url.URL) []string {
+	if from.EscapedPath() != to.EscapedPath() || from.Host != to.Host || from.RawQuery == "" {
+		return nil
+	}
+	fq, tq := from.Query(), to.Query()
+	var names []string
+	for name, vs := range fq {
+		tv, ok := tq[name]
+		switch {
+		case !ok:
+			names = append(names, name)
+		case !slices.Equal(vs, tv):
+			return nil
+		}
+	}
+	for name, vs := range tq {
+		// The target may add a page number (a topic's last page):
+		// without it, the URL is the same item's first page.
+		if _, ok := fq[name]; !ok && (len(vs) != 1 || !numeric(vs[0])) {
+			return nil
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// StripRedirect returns u without the parameters that the redirects of
+// its pattern were seen to drop, when the pattern is spent on redirects
+// to pages already known ("?t=5&goto=newpost" redirects to "?t=5"): the
+// page such a URL leads to, to be queued in its place, as it may be one
+// the crawl has not seen yet. It returns nil otherwise.
+func (p *Patterns) StripRedirect(u *url.URL, drop func(string) bool) *url.URL {
+	host := urlnorm.HostKey(u)
+	tmpl := Template(u, drop)
+	p.mu.Lock()
+	h := p.mu.hosts.peek(host)
+	var strip []string
+	if h != nil {
+		if s := h.templates[tmpl]; s != nil && p.spent(s) && !s.stripBad && s.kinds[DupRedirect] == s.dups {
+			strip = s.strip
+		}
+	}
+	p.mu.Unlock()
+	if len(strip) == 0 {
+		return nil
+	}
+	q := u.Query()
+	for _, name := range strip {
+		if !q.Has(name) {
+			return nil
+		}
+		q.Del(name)
+	}
+	v := *u
+	v.RawQuery = q.Encode()
+	v.Fragment, v.RawFragment = "", ""
+	return &v
 }
 
 // Trap is a pattern that yielded duplicates, with the evidence, for the
@@ -167,6 +235,20 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 		s.kinds = make(map[string]int)
 	}
 	s.kinds[dup.Kind]++
+	if dup.Kind == DupRedirect && !s.stripBad {
+		var strip []string
+		if to, err := url.Parse(dup.Of); err == nil {
+			strip = redirectStrip(u, to)
+		}
+		switch {
+		case strip == nil:
+			s.stripBad, s.strip = true, nil
+		case s.strip == nil:
+			s.strip = strip
+		case !slices.Equal(s.strip, strip):
+			s.stripBad, s.strip = true, nil
+		}
+	}
 	if len(s.examples) < maxExamples {
 		ex := u.String() + " = " + dup.Of
 		if len(ex) > 2*maxExampleLen {

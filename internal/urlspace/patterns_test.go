@@ -243,3 +243,40 @@ func TestKeyRequestURI(t *testing.T) {
 		}
 	}
 }
+
+// TestStripRedirect: a pattern spent on redirects to known pages that
+// each dropped the same parameter gives, for its other URLs, the URL
+// without it; redirects that led elsewhere, or a pattern not spent, give
+// nothing.
+func TestStripRedirect(t *testing.T) {
+	const host = "http://f.example"
+	p := NewPatterns(PatternConfig{})
+	for _, id := range []string{"1", "2", "3"} {
+		to := host + "/thread.php?t=" + id
+		if id == "2" {
+			to += "&page=4" // the last page of a longer topic
+		}
+		p.Fetched(mustParse(t, host+"/thread.php?t="+id+"&goto=newpost"), nil, Dup{Kind: DupRedirect, Of: to})
+	}
+	got := p.StripRedirect(mustParse(t, host+"/thread.php?t=77&goto=newpost"), nil)
+	if got == nil || got.String() != host+"/thread.php?t=77" {
+		t.Fatalf("StripRedirect = %v, want %s/thread.php?t=77", got, host)
+	}
+	if got := p.StripRedirect(mustParse(t, host+"/thread.php?t=77"), nil); got != nil {
+		t.Errorf("a URL of another pattern: %v", got)
+	}
+
+	q := NewPatterns(PatternConfig{})
+	q.Fetched(mustParse(t, host+"/go?to=1"), nil, Dup{Kind: DupRedirect, Of: host + "/item/1"})
+	for _, id := range []string{"2", "3"} {
+		q.Fetched(mustParse(t, host+"/go?to="+id), nil, Dup{Kind: DupRedirect, Of: host + "/go"})
+	}
+	if got := q.StripRedirect(mustParse(t, host+"/go?to=9"), nil); got != nil {
+		t.Errorf("redirects elsewhere: %v", got)
+	}
+	r := NewPatterns(PatternConfig{})
+	r.Fetched(mustParse(t, host+"/thread.php?t=1&goto=newpost"), nil, Dup{Kind: DupRedirect, Of: host + "/thread.php?t=1"})
+	if got := r.StripRedirect(mustParse(t, host+"/thread.php?t=2&goto=newpost"), nil); got != nil {
+		t.Errorf("a pattern not spent: %v", got)
+	}
+}
