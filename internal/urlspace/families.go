@@ -3,6 +3,7 @@ package urlspace
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -177,6 +178,16 @@ func continues(page, link string) bool {
 	return hasDigit(path[strings.LastIndex(strings.TrimSuffix(path, "/"), "/")+1:])
 }
 
+// hasPart reports whether a query has the parameter name=value given.
+func hasPart(query, part string) bool {
+	for p := range strings.SplitSeq(query, "&") {
+		if p == part {
+			return true
+		}
+	}
+	return false
+}
+
 // hasName reports whether a query has a parameter of the given name.
 func hasName(query, name string) bool {
 	for part := range strings.SplitSeq(query, "&") {
@@ -283,6 +294,47 @@ type famHost struct {
 	// ("/c/red/", "/tags/a"): a longer path of the section made of such
 	// segments ("/c/red/large/") is a list narrowed once per segment.
 	tops map[uint64]struct{}
+	// nums holds, per query parameter with numbers for values, the
+	// smallest and largest seen: a parameter whose values are all years
+	// is a filter, not a page number.
+	nums map[string]*[2]int64
+}
+
+// maxNums bounds the numeric parameters followed per host.
+const maxNums = 256
+
+// noteNums records the numeric values of a URL key's query parameters.
+func (h *famHost) noteNums(key string) {
+	_, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	for part := range strings.SplitSeq(q, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		if !numeric(v) {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			continue
+		}
+		if h.nums == nil {
+			h.nums = make(map[string]*[2]int64)
+		}
+		r := h.nums[name]
+		if r == nil {
+			if len(h.nums) >= maxNums {
+				continue
+			}
+			r = &[2]int64{n, n}
+			h.nums[name] = r
+		}
+		r[0], r[1] = min(r[0], n), max(r[1], n)
+	}
+}
+
+// yearParam reports whether every value seen of a query parameter is a
+// year.
+func (h *famHost) yearParam(name string) bool {
+	r := h.nums[name]
+	return r != nil && r[0] >= 1900 && r[1] <= 2100
 }
 
 // facetAfter is how many distinct directories a path segment must be
@@ -361,14 +413,29 @@ func Narrowed(key string) bool { return wordParams(key) >= 2 }
 // list of its own directly below the section ("/c/red/large/" when
 // "/c/red/" and "/c/large/" are known).
 func (f *Families) Narrowed(host, key string) bool {
-	n := wordParams(key)
-	if n >= 2 {
+	if wordParams(key) >= 2 {
 		return true
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mu.hosts.peek(host)
-	return h != nil && n+f.pathFilters(h, key) >= 2
+	return h != nil && f.narrowed(h, key)
+}
+
+// narrowed reports whether a URL key of a host narrows a list twice or
+// more: by parameters with words for values, by years (yearParam), and
+// by filters written in the path (pathFilters).
+func (f *Families) narrowed(h *famHost, key string) bool {
+	n := wordParams(key)
+	if n < 2 && h.nums != nil {
+		_, q, _ := strings.Cut(KeyRequestURI(key), "?")
+		for part := range strings.SplitSeq(q, "&") {
+			if name, v, _ := strings.Cut(part, "="); numeric(v) && h.yearParam(name) {
+				n++
+			}
+		}
+	}
+	return n >= 2 || n+f.pathFilters(h, key) >= 2
 }
 
 // pathFilters counts the segments of a URL key's path, below its first
@@ -403,12 +470,13 @@ const maxWidthPrefixes = 4096
 func (f *Families) Discovered(host, key string) {
 	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	if len(segs) < 2 {
-		return
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mu.hosts.get(host)
+	h.noteNums(key)
+	if len(segs) < 2 {
+		return
+	}
 	if h.width == nil {
 		h.width = make(map[string]*widthSet)
 	}
@@ -486,6 +554,23 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 // whose segment is below one directory only, is another page.
 func (f *Families) LinkClass(host, pageKey, linkKey string) int {
 	class := LinkClass(pageKey, linkKey)
+	if class == ClassNext {
+		// A number added or changed that is a year ("?sec=a" →
+		// "?sec=a&year=2019") narrows the list by date: a filter.
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if h := f.mu.hosts.peek(host); h != nil && h.nums != nil {
+			_, pq, _ := strings.Cut(KeyRequestURI(pageKey), "?")
+			_, lq, _ := strings.Cut(KeyRequestURI(linkKey), "?")
+			for part := range strings.SplitSeq(lq, "&") {
+				name, v, _ := strings.Cut(part, "=")
+				if numeric(v) && !hasPart(pq, part) && h.yearParam(name) {
+					return ClassRefine
+				}
+			}
+		}
+		return class
+	}
 	if class != ClassRefine {
 		return class
 	}
@@ -610,7 +695,7 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
 	}
-	if wordParams(key)+f.pathFilters(h, key) >= 2 {
+	if f.narrowed(h, key) {
 		if p.deep = f.deepStat(h, key); p.deep != nil {
 			p.deep.fetched[class]++
 		}
@@ -745,7 +830,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 		}
 		return fam, true
 	}
-	if wordParams(key)+f.pathFilters(h, key) < 2 {
+	if !f.narrowed(h, key) {
 		return "", false
 	}
 	sec := section(KeyRequestURI(key))

@@ -279,3 +279,25 @@ func TestFamiliesLinkClass(t *testing.T) {
 		t.Errorf("sorted list: class %d", got)
 	}
 }
+
+// TestFamiliesYearFilter: a number added that the host only ever shows
+// as a year narrows a list; a page number stays a next page.
+func TestFamiliesYearFilter(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, y := range []string{"2017", "2018", "2019"} {
+		f.Discovered(host, "http://h/articles?sec=a&year="+y)
+	}
+	for _, p := range []string{"2", "3", "2019"} {
+		f.Discovered(host, "http://h/articles?pg="+p+"&sec=a")
+	}
+	if got := f.LinkClass(host, "http://h/articles?sec=a", "http://h/articles?sec=a&year=2020"); got != ClassRefine {
+		t.Errorf("a year added: class %d, want a refinement", got)
+	}
+	if got := f.LinkClass(host, "http://h/articles?sec=a", "http://h/articles?pg=2020&sec=a"); got != ClassNext {
+		t.Errorf("a page number added: class %d, want the next page", got)
+	}
+	if !f.Narrowed(host, "http://h/articles?kw=x&year=2019") || f.Narrowed(host, "http://h/articles?pg=3&kw=x") {
+		t.Error("a list narrowed by a word and a year is narrowed twice; by a word and a page, once")
+	}
+}
