@@ -55,7 +55,19 @@ const maxStripped = 1 << 18
 // dupCounts counts, for one host, pages that repeat others.
 type dupCounts struct {
 	near, canonical int
+	nofollow        int    // links marked rel="nofollow" found
 	example         string // "URL ≈ URL"
+}
+
+// noteNofollow counts links marked rel="nofollow" found on a page of the
+// host (origin).
+func (s *space) noteNofollow(origin string, n int) {
+	if n == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.dups(origin).nofollow += n
+	s.mu.Unlock()
 }
 
 // maxNearEntries bounds the near-duplicate index: the fingerprints of the
@@ -146,6 +158,12 @@ type HostURLSpace struct {
 	NearExample    string `json:"near_example,omitempty"`
 	// CanonicalElsewhere counts pages whose rel=canonical names another URL.
 	CanonicalElsewhere int `json:"canonical_elsewhere,omitempty"`
+	// NofollowLinks counts links marked rel="nofollow" found on the
+	// host's pages; NofollowRefused those of them not fetched because
+	// their family yielded nothing (rel="nofollow" is a hint: such links
+	// are queued last, and fetched while their family yields).
+	NofollowLinks   int `json:"nofollow_links,omitempty"`
+	NofollowRefused int `json:"nofollow_refused,omitempty"`
 	// Traps names each URL pattern whose pages kept repeating pages
 	// fetched before, with the evidence and what it cost.
 	Traps []TrapFound `json:"traps,omitempty"`
@@ -386,9 +404,15 @@ func (s *space) report() map[string]*HostURLSpace {
 	}
 	s.mu.Lock()
 	for h, d := range s.mu.hosts {
-		if d.near > 0 || d.canonical > 0 {
+		if d.near > 0 || d.canonical > 0 || d.nofollow > 0 {
 			sp := get(h)
 			sp.NearDuplicates, sp.NearExample, sp.CanonicalElsewhere = d.near, d.example, d.canonical
+			sp.NofollowLinks = d.nofollow
+		}
+	}
+	for _, h := range s.families.Hosts() {
+		if n := s.families.RefusedHinted(h); n > 0 {
+			get(h).NofollowRefused = n
 		}
 	}
 	s.mu.Unlock()

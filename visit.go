@@ -874,6 +874,9 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 			hintedFrom++
 		}
 	}
+	if len(hinted) > 0 {
+		c.space.noteNofollow(urlnorm.HostKey(res.URL), len(hinted))
+	}
 	found = append(found, hinted...)
 	// The links of a page are mostly of its own origin, whose parameter
 	// rules are looked up once.

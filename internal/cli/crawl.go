@@ -349,8 +349,25 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 			if sp.NearDuplicates > 0 {
 				fmt.Fprintf(w, "    %s near-duplicate pages: %d (e.g. %s)\n", h, sp.NearDuplicates, sp.NearExample)
 			}
+			for _, d := range sp.Defaults {
+				fmt.Fprintf(w, "    %s parameter value that gives the page without it: %s\n", h, d)
+			}
 			if sp.CanonicalElsewhere > 0 {
 				fmt.Fprintf(w, "    %s pages naming another URL as canonical: %d\n", h, sp.CanonicalElsewhere)
+			}
+			if sp.NofollowLinks > 0 {
+				fmt.Fprintf(w, "    %s links marked rel=\"nofollow\": %d, queued last; %d not fetched, their family yielding nothing\n",
+					h, sp.NofollowLinks, sp.NofollowRefused)
+			}
+			for _, f := range sp.Families {
+				state := ""
+				if f.Spent {
+					state = fmt.Sprintf("; %d more of its URLs not fetched", f.Refused)
+				}
+				fmt.Fprintf(w, "    %s URL family %s: %s; it cost %d requests%s\n", h, f.Pattern, f.Evidence, f.Requests, state)
+				for _, e := range f.Examples[:min(2, len(f.Examples))] {
+					fmt.Fprintf(w, "      e.g. %s\n", e)
+				}
 			}
 			for _, t := range sp.Traps {
 				state := ""

@@ -212,6 +212,10 @@ func urlSpaceText(raw json.RawMessage) string {
 		Traps          []struct {
 			Pattern string `json:"pattern"`
 		} `json:"traps"`
+		Families []struct {
+			Pattern string `json:"pattern"`
+			Spent   bool   `json:"spent"`
+		} `json:"families"`
 	}
 	if json.Unmarshal(raw, &s) != nil {
 		return ""
@@ -222,6 +226,11 @@ func urlSpaceText(raw json.RawMessage) string {
 	}
 	for _, t := range s.Traps {
 		parts = append(parts, "trap "+t.Pattern)
+	}
+	for _, f := range s.Families {
+		if f.Spent {
+			parts = append(parts, "URL family yielding nothing "+f.Pattern)
+		}
 	}
 	if n := len(s.Refused); n > 0 {
 		refused := 0

@@ -358,6 +358,7 @@ type famStat struct {
 	hollow   int    // pages reached from another section that were a near-copy of another page of the family
 	hollowY  int    // of those, pages that yielded all the same
 	refused  int    // URLs not fetched for the budget
+	refusedH int    // of those, URLs linked rel="nofollow"
 	hinted   int    // pages whose canonical named another URL
 	examples []string
 }
@@ -826,6 +827,9 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	if s != nil && f.spent(s, class, f.cfg.MinFree) {
 		if count {
 			s.refused++
+			if class == ClassHinted {
+				s.refusedH++
+			}
 			f.example(s, key)
 		}
 		return fam, true
@@ -840,11 +844,31 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 			f.example(d, key)
 			if s != nil {
 				s.refused++
+				if class == ClassHinted {
+					s.refusedH++
+				}
 			}
 		}
 		return "/" + sec + "?…&…", true
 	}
 	return "", false
+}
+
+// RefusedHinted returns how many URLs of host linked rel="nofollow" were
+// not fetched because their family, or their section's narrowed lists,
+// had spent their budget.
+func (f *Families) RefusedHinted(host string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	if h == nil {
+		return 0
+	}
+	n := 0
+	for _, s := range h.fams {
+		n += s.refusedH
+	}
+	return n
 }
 
 func (f *Families) example(s *famStat, key string) {
