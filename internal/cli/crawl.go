@@ -299,6 +299,10 @@ func progressLine(p gentlecrawl.Progress, rate float64) string {
 }
 
 // writeSummary prints what a crawl did.
+// maxDefaultLines bounds the default values listed per host in the text
+// summary: a site writes one per list, and the JSON has them all.
+const maxDefaultLines = 5
+
 func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	fmt.Fprintf(w, "Crawl %s after %s.\n", s.Stopped, s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  requests        %d (%d pages, %d robots.txt)\n", s.Requests, s.Pages, s.Requests-s.Pages)
@@ -349,8 +353,11 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 			if sp.NearDuplicates > 0 {
 				fmt.Fprintf(w, "    %s near-duplicate pages: %d (e.g. %s)\n", h, sp.NearDuplicates, sp.NearExample)
 			}
-			for _, d := range sp.Defaults {
+			for _, d := range sp.Defaults[:min(maxDefaultLines, len(sp.Defaults))] {
 				fmt.Fprintf(w, "    %s parameter value that gives the page without it: %s\n", h, d)
+			}
+			if n := len(sp.Defaults) - maxDefaultLines; n > 0 {
+				fmt.Fprintf(w, "    %s … and %d more such values (the JSON summary lists them)\n", h, n)
 			}
 			if sp.CanonicalElsewhere > 0 {
 				fmt.Fprintf(w, "    %s pages naming another URL as canonical: %d\n", h, sp.CanonicalElsewhere)

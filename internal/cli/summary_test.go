@@ -14,7 +14,8 @@ import (
 func TestSummaryURLSpace(t *testing.T) {
 	s := &gentlecrawl.Summary{TrapsRefused: 40, URLSpace: map[string]*gentlecrawl.HostURLSpace{
 		"http://shop.test": {
-			Defaults:        []string{"start=0 (1 pair, e.g. /list?start=0 = /list)"},
+			Defaults: []string{"start=0 (1 pair, e.g. /list?start=0 = /list)", "/t/a?from=0", "/t/b?from=0", "/t/c?from=0",
+				"/t/d?from=0", "/t/e?from=0", "/t/f?from=0"},
 			NofollowLinks:   12,
 			NofollowRefused: 7,
 			Families: []gentlecrawl.FamilyFound{{
@@ -31,6 +32,7 @@ func TestSummaryURLSpace(t *testing.T) {
 		`http://shop.test links marked rel="nofollow": 12, queued last; 7 not fetched`,
 		"http://shop.test URL family /c?…&…: lists narrowed by two or more parameters: 0 of 4 pages fetched yielded new URLs or text; it cost 4 requests; 33 more of its URLs not fetched",
 		"e.g. /c?color=red&size=9",
+		"http://shop.test … and 2 more such values",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
