@@ -52,7 +52,7 @@ type Summary struct {
 	SitemapURLs      int                      `json:"sitemap_urls"`           // page URLs they listed
 	SitemapErrors    int                      `json:"sitemap_errors"`         // sitemap files that could not be read
 	TrapsRefused     int                      `json:"traps_refused"`          // URLs not queued or not fetched: trap-shaped, or of a URL pattern whose budget is spent (see URLSpace)
-	DuplicatePages   int                      `json:"duplicate_pages"`        // pages fetched that repeat one fetched before: their links were not followed
+	DuplicatePages   int                      `json:"duplicate_pages"`        // pages fetched that repeat one fetched before: their links were not followed (a view's were: those new to the crawl are still queued)
 	URLSpace         map[string]*HostURLSpace `json:"url_space,omitempty"`    // per host: traps refused, parameters found irrelevant, explosions
 	Retries          int                      `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed
 	Slowed           map[string]string        `json:"slowed,omitempty"`       // hosts that pushed back (refusals, slow answers): where their rate settled, and why

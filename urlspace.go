@@ -479,10 +479,12 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 			}
 		}
 	}
-	if !refresh && !c.sessionVariant(res.URL, dup) {
+	if !refresh && !c.sessionVariant(res.URL, dup) && !defaultTwin(res.URL, dup) {
 		// (The same page under another session id is the Learner's to
-		// sort out, not a pattern's budget to spend; and a pattern's
-		// budget counts discovery, not revisits of its pages.)
+		// sort out, not a pattern's budget to spend, as is the same page
+		// with a default value written out (page=1), the defaults'; and
+		// a pattern's budget counts discovery, not revisits of its
+		// pages.)
 		c.space.patterns.Fetched(res.URL, drop, dup)
 	}
 	if !refresh {
@@ -510,7 +512,13 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if dup.Kind != "" {
 		c.cfg.Logger.Debug("duplicate page", "url", res.URL.String(), "kind", dup.Kind, "of", dup.Of)
 		c.stats.update(func(s *Summary) { s.DuplicatePages++ })
-		return fmt.Sprintf("bag:%016x", bag), false
+		if dup.Kind != urlspace.DupView {
+			return fmt.Sprintf("bag:%016x", bag), false
+		}
+		// A view's links are followed: those of the page it repeats are
+		// known already, and a page judged a view by its main text alone
+		// (a module's index that quotes its first chapter) may be the
+		// only way to what it links.
 	}
 	chain := pp.chain()
 	for i := range links {
@@ -535,6 +543,38 @@ func (c *Crawler) judgeRedirect(ctx context.Context, u *url.URL, target frontier
 	}
 	c.space.patterns.Fetched(u, drop, dup)
 	return nil
+}
+
+// defaultTwin reports whether a copy is of the same URL but for
+// parameters, present in one and not the other, whose values are 0, 1 or
+// empty: a first page named (page=1, start=0) or a flag. Charging either
+// URL's pattern would spend the budget of the list's other pages
+// (page=2, ...): the defaults (urlspace.Defaults) learn such values.
+func defaultTwin(u *url.URL, dup urlspace.Dup) bool {
+	if dup.Kind != urlspace.DupCopy {
+		return false
+	}
+	of, err := url.Parse(dup.Of)
+	if err != nil || of.EscapedPath() != u.EscapedPath() || of.Host != u.Host {
+		return false
+	}
+	a, b := u.Query(), of.Query()
+	differ := false
+	for _, pair := range [][2]url.Values{{a, b}, {b, a}} {
+		for name, vs := range pair[0] {
+			other, ok := pair[1][name]
+			switch {
+			case ok && slices.Equal(vs, other):
+			case ok:
+				return false
+			case len(vs) == 1 && (vs[0] == "0" || vs[0] == "1" || vs[0] == ""):
+				differ = true
+			default:
+				return false
+			}
+		}
+	}
+	return differ
 }
 
 // sessionVariant reports whether a copy is of the same URL under other

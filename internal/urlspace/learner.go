@@ -134,11 +134,14 @@ type learnParam struct {
 	support    int
 	// weak counts the groups of one value and the URL without the
 	// parameter, both with one content: a parameter added to pages
-	// (?source=home) that never changed one; MinValues of them, on
-	// different pages, make it irrelevant too.
-	weak     int
-	urls     int
-	examples []string
+	// (?source=home) that never changed one. MinValues of them, with two
+	// distinct values at least (weakValues), make it irrelevant too: one
+	// value that gives the page without it is a default (lang=en), which
+	// says nothing of the others.
+	weak       int
+	weakValues []uint64
+	urls       int
+	examples   []string
 }
 
 type learnGroup struct {
@@ -149,6 +152,7 @@ type learnGroup struct {
 	supported    bool // reached MinValues, or two values one of them absent
 	done         bool // a counter-example, or content changing under one URL
 	bare         bool // the URL without the parameter is among the values
+	words        bool // a value is not a number
 }
 
 // NewLearner returns an empty Learner.
@@ -230,15 +234,16 @@ func (l *Learner) Observe(u *url.URL, digest string) {
 				base = hashMore(hashMore(hashMore(base, "&"), p.name), p.value)
 			}
 		}
-		value := uint64(0)
+		value, word := uint64(0), false
 		for _, p := range params[i:j] {
 			value = hashMore(hashMore(value, p.value), "&")
+			word = word || !numeric(p.value)
 		}
 		if value == absent {
 			value++
 		}
 		dname := urlnorm.DecodeParamName(name)
-		l.observeLocked(h, dname, base, value, dh, key, h.isFresh(dname))
+		l.observeLocked(h, dname, base, value, dh, key, h.isFresh(dname), word)
 		i = j
 	}
 	if whole {
@@ -285,7 +290,7 @@ func splitParams(key string) (path string, params []param) {
 	return path, params
 }
 
-func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest uint64, key string, fresh bool) {
+func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest uint64, key string, fresh, word bool) {
 	p := h.params[name]
 	if p == nil {
 		if len(h.params) >= l.cfg.MaxParams {
@@ -313,6 +318,7 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 		p.index[base] = gi
 	}
 	g := &p.groups[gi]
+	g.words = g.words || word
 	l.observeGroup(h, p, g, value, digest, key, fresh)
 	if d, ok := h.bare[base]; ok && !g.bare {
 		// The URL without the parameter was fetched before.
@@ -369,17 +375,23 @@ func (l *Learner) observeGroup(h *learnHost, p *learnParam, g *learnGroup, value
 		if p.examples == nil {
 			p.examples = g.examples
 		}
-	case g.bare && g.n >= 2:
-		// One value and no value, one content: weak evidence, which
-		// counts once seen on MinValues pages.
+	case g.bare && g.n >= 2 && g.words:
+		// One value (a word: a number without it is a page, an offset)
+		// and no value, one content: weak evidence, which counts once
+		// seen on MinValues pages with two values or more.
 		g.supported = true
 		p.weak++
 		p.urls += g.n
+		for _, v := range g.values {
+			if !slices.Contains(p.weakValues, v) && len(p.weakValues) < 2 {
+				p.weakValues = append(p.weakValues, v)
+			}
+		}
 		if p.examples == nil || len(p.examples) < len(g.examples) {
 			p.examples = g.examples
 		}
 	}
-	p.irrelevant = (p.support > 0 || p.weak >= l.cfg.MinValues) && p.counter == 0
+	p.irrelevant = (p.support > 0 || p.weak >= l.cfg.MinValues && len(p.weakValues) >= 2) && p.counter == 0
 }
 
 // ObserveLinks records the links of one fetched page of a host (each once;

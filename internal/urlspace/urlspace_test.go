@@ -414,7 +414,8 @@ func TestLearnerAbsence(t *testing.T) {
 	const host = "http://h.example"
 	l := NewLearner(LearnerConfig{})
 	for i, slug := range []string{"a", "b", "c"} {
-		with, without := mustParse(t, host+"/products/"+slug+".html?source=home"), mustParse(t, host+"/products/"+slug+".html")
+		source := []string{"home", "related", "basket"}[i]
+		with, without := mustParse(t, host+"/products/"+slug+".html?source="+source), mustParse(t, host+"/products/"+slug+".html")
 		if i%2 == 1 {
 			with, without = without, with
 		}
@@ -427,6 +428,24 @@ func TestLearnerAbsence(t *testing.T) {
 	if got := l.Irrelevant(host); len(got) != 1 || got[0].Name != "source" || got[0].Groups != 3 {
 		t.Errorf("Irrelevant = %+v", got)
 	}
+	// One value that gives the page without it is a default, not an
+	// irrelevant parameter: page=1 says nothing of page=2, lang=en
+	// nothing of lang=de.
+	o := NewLearner(LearnerConfig{})
+	for _, b := range []string{"1", "2", "3", "4"} {
+		o.Observe(mustParse(t, host+"/board?f="+b), "board"+b)
+		o.Observe(mustParse(t, host+"/board?f="+b+"&page=1"), "board"+b)
+	}
+	if o.Drop(host, "page") {
+		t.Error("Drop(page) from its default value alone")
+	}
+	for _, b := range []string{"1", "2", "3", "4"} {
+		o.Observe(mustParse(t, host+"/news?n="+b), "news"+b)
+		o.Observe(mustParse(t, host+"/news?lang=en&n="+b), "news"+b)
+	}
+	if o.Drop(host, "lang") {
+		t.Error("Drop(lang) from its default value alone")
+	}
 	// A page that the parameter changes withdraws it.
 	l.Observe(mustParse(t, host+"/products/d.html"), "Dd")
 	l.Observe(mustParse(t, host+"/products/d.html?source=home"), "other")
@@ -438,7 +457,7 @@ func TestLearnerAbsence(t *testing.T) {
 	m := NewLearner(LearnerConfig{})
 	for _, id := range []string{"1", "2", "3"} {
 		m.Observe(mustParse(t, host+"/v?id="+id), "page"+id)
-		m.Observe(mustParse(t, host+"/v?id="+id+"&x=y"), "page"+id)
+		m.Observe(mustParse(t, host+"/v?id="+id+"&x=from"+id), "page"+id)
 	}
 	if !m.Drop(host, "x") {
 		t.Error("Drop(x) = false for a parameter that never changed a page")

@@ -1,0 +1,34 @@
+package gentlecrawl
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
+)
+
+// TestDefaultTwin: a copy whose URL differs from the page it repeats only
+// by a parameter with the value 0, 1 or nothing (a first page named) is
+// no trap: neither URL's pattern is charged. Any other difference is.
+func TestDefaultTwin(t *testing.T) {
+	for _, c := range []struct {
+		u, of string
+		kind  string
+		want  bool
+	}{
+		{"http://h/f?forum=17", "http://h/f?forum=17&pagenum=1", urlspace.DupCopy, true},
+		{"http://h/f?forum=17&start=0", "http://h/f?forum=17", urlspace.DupCopy, true},
+		{"http://h/f?forum=17&print=", "http://h/f?forum=17", urlspace.DupCopy, true},
+		{"http://h/f?forum=17", "http://h/f?forum=17&pagenum=2", urlspace.DupCopy, false},
+		{"http://h/f?forum=17", "http://h/f?forum=17&sort=new", urlspace.DupCopy, false},
+		{"http://h/f?forum=17", "http://h/f?forum=18&pagenum=1", urlspace.DupCopy, false},
+		{"http://h/f?forum=17", "http://h/g?forum=17&pagenum=1", urlspace.DupCopy, false},
+		{"http://h/f?forum=17", "http://h/f?forum=17&pagenum=1", urlspace.DupReordered, false},
+		{"http://h/f?forum=17", "http://h/f?forum=17", urlspace.DupCopy, false},
+	} {
+		u, _ := url.Parse(c.u)
+		if got := defaultTwin(u, urlspace.Dup{Kind: c.kind, Of: c.of}); got != c.want {
+			t.Errorf("defaultTwin(%s, %s of %s) = %v, want %v", c.u, c.kind, c.of, got, c.want)
+		}
+	}
+}
