@@ -493,16 +493,21 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		if variant {
 			c.space.families.Hinted(page)
 		}
-		for _, n := range near {
-			// A near-copy of another page of its own family, with no main
-			// text of its own (a form around an item's name): pages that
-			// are near-copies but have paragraphs of their own are pages.
-			if mainWords >= minViewWords {
-				break
+		// A near-copy of two other pages of its own family or more, with
+		// no main text of its own, whose URL names an item by number: a
+		// form around an item's name, one of many alike. Pages with
+		// paragraphs of their own are pages, and so are pairs alike and
+		// pages named by words (a documentation's Drain and DrainSorted,
+		// its many small iterator types).
+		if mainWords < minViewWords && numbered(keyOf(res.URL)) {
+			alike := 0
+			for _, n := range near {
+				if nu, err := url.Parse(n); err == nil && n != res.URL.String() && c.space.families.Family(urlnorm.HostKey(nu), keyOf(nu)) == page.Family {
+					alike++
+				}
 			}
-			if nu, err := url.Parse(n); err == nil && n != res.URL.String() && c.space.families.Family(urlnorm.HostKey(nu), keyOf(nu)) == page.Family {
+			if alike >= 2 {
 				c.space.families.Hollow(page)
-				break
 			}
 		}
 		if dup.Kind == "" && !yielded {
@@ -543,6 +548,23 @@ func (c *Crawler) judgeRedirect(ctx context.Context, u *url.URL, target frontier
 	}
 	c.space.patterns.Fetched(u, drop, dup)
 	return nil
+}
+
+// numbered reports whether a URL key names something by number: a path
+// segment with a digit, or a query value that is a number.
+func numbered(key string) bool {
+	uri := urlspace.KeyRequestURI(key)
+	path, query, _ := strings.Cut(uri, "?")
+	if strings.ContainsAny(path, "0123456789") {
+		return true
+	}
+	for part := range strings.SplitSeq(query, "&") {
+		_, v, _ := strings.Cut(part, "=")
+		if v != "" && strings.Trim(v, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultTwin reports whether a copy is of the same URL but for

@@ -130,6 +130,16 @@ func section(uri string) string {
 
 func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
 
+// hasLetter reports whether s holds an ASCII letter.
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
 // numeric reports whether a parameter value is a number (a page, an
 // offset): digits, possibly signed.
 func numeric(v string) bool {
@@ -290,9 +300,10 @@ type famHost struct {
 	// directories they were seen below (up to facetAfter): a segment
 	// below many directories is a filter or a view written in the path.
 	under map[uint64]*[facetAfter]uint64
-	// tops holds the paths of one segment below a section seen
-	// ("/c/red/", "/tags/a"): a longer path of the section made of such
-	// segments ("/c/red/large/") is a list narrowed once per segment.
+	// tops holds, for each path seen, its directory and last segment
+	// ("/c/" and "red" for "/c/red/"): a longer path below the same
+	// directory made of such segments ("/c/red/large/" when "/c/large/"
+	// is known too) is a list narrowed once per segment.
 	tops map[uint64]struct{}
 	// nums holds, per query parameter with numbers for values, the
 	// smallest and largest seen: a parameter whose values are all years
@@ -410,9 +421,9 @@ func wordParams(key string) int {
 func Narrowed(key string) bool { return wordParams(key) >= 2 }
 
 // Narrowed is the package's Narrowed for a URL of host, counting filters
-// written in the path too: a segment below the section that is also a
-// list of its own directly below the section ("/c/red/large/" when
-// "/c/red/" and "/c/large/" are known).
+// written in the path too: segments that are also lists of their own
+// below the same directory ("/c/red/large/" when "/c/red/" and
+// "/c/large/" are known).
 func (f *Families) Narrowed(host, key string) bool {
 	if wordParams(key) >= 2 {
 		return true
@@ -439,27 +450,39 @@ func (f *Families) narrowed(h *famHost, key string) bool {
 	return n >= 2 || n+f.pathFilters(h, key) >= 2
 }
 
-// pathFilters counts the segments of a URL key's path, below its first
-// one, that are single-segment paths of their section seen on the host.
+// pathFilters counts the segments of a URL key's path that are, below
+// a directory of the path, lists of their own seen on the host: for
+// "/shop/all/red/large/", "red" and "large" when "/shop/all/red/" and
+// "/shop/all/large/" were seen. It takes the directory that counts most.
 func (f *Families) pathFilters(h *famHost, key string) int {
 	if h.tops == nil {
 		return 0
 	}
 	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
 	segs := strings.Split(strings.Trim(path, "/"), "/")
-	if len(segs) < 3 {
-		return 0
-	}
-	n := 0
-	for _, seg := range segs[1:] {
-		if _, ok := h.tops[hash(segs[0]+"/"+seg)]; ok && !hasDigit(seg) {
-			n++
+	best := 0
+	dir := uint64(0)
+	for k := 0; k < len(segs)-1; k++ {
+		dir = topDir(dir, segs[k])
+		n := 0
+		for _, seg := range segs[k+1:] {
+			// A file ("index.php", "post.html") is a page, not a filter;
+			// a number (a year, a month, an id) is a date or an item.
+			if _, ok := h.tops[topKey(dir, seg)]; ok && !strings.Contains(seg, ".") && hasLetter(seg) {
+				n++
+			}
 		}
+		best = max(best, n)
 	}
-	return n
+	return best
 }
 
-// maxTops bounds the single-segment paths followed per host.
+// topDir hashes a directory one segment deeper; topKey a segment below
+// a directory, for tops.
+func topDir(dir uint64, seg string) uint64 { return (dir^hash(seg))*0x9e3779b97f4a7c15 + 7 }
+func topKey(dir uint64, seg string) uint64 { return (dir ^ hash(seg)) * 0xbf58476d1ce4e5b9 }
+
+// maxTops bounds the paths followed per host for pathFilters.
 const maxTops = 8192
 
 // maxWidthPrefixes bounds the path prefixes followed per host for Wide.
@@ -482,12 +505,16 @@ func (f *Families) Discovered(host, key string) {
 		h.width = make(map[string]*widthSet)
 	}
 	f.noteUnder(h, segs)
-	if top := strings.Split(strings.Trim(path, "/"), "/"); len(top) == 2 && !hasDigit(top[1]) {
+	if top := strings.Split(strings.Trim(path, "/"), "/"); len(top) >= 2 {
 		if h.tops == nil {
 			h.tops = make(map[uint64]struct{})
 		}
 		if len(h.tops) < maxTops {
-			h.tops[hash(top[0]+"/"+top[1])] = struct{}{}
+			dir := uint64(0)
+			for _, seg := range top[:len(top)-1] {
+				dir = topDir(dir, seg)
+			}
+			h.tops[topKey(dir, top[len(top)-1])] = struct{}{}
 		}
 	}
 	prefix := "/"
@@ -788,11 +815,11 @@ func (f *Families) spent(s *famStat, class, free int) bool {
 	extra := s.yielding() / f.cfg.PerYield
 	switch class {
 	case ClassOther:
-		// Hollow pages must also be half of those reached from
+		// Hollow pages must also be a third of those reached from
 		// elsewhere: a family of real pages a few of which are alike
 		// (a documentation's iterator types) keeps its in-links.
 		h := s.hollow - s.hollowY
-		return h >= f.cfg.HollowFree+extra && 2*h >= s.fetched[ClassOther]
+		return h >= f.cfg.HollowFree+extra && 3*h >= s.fetched[ClassOther]
 	case ClassNext:
 		return false
 	}

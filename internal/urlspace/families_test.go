@@ -301,3 +301,36 @@ func TestFamiliesYearFilter(t *testing.T) {
 		t.Error("a list narrowed by a word and a year is narrowed twice; by a word and a page, once")
 	}
 }
+
+// TestFamiliesPathFilters: filters written in the path, below any
+// directory, narrow a list once each; a post below its archive, a file
+// below its module, do not.
+func TestFamiliesPathFilters(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, k := range []string{"http://h/shop/all/c:red/", "http://h/shop/all/size:9/", "http://h/c/red/",
+		"http://h/c/large/", "http://h/2021/02/a-post/", "http://h/std/vec/index.html", "http://h/std/index.html",
+		"http://h/w/index.php?title=Main", "http://h/2021/03/", "http://h/2021/01/"} {
+		f.Discovered(host, k)
+	}
+	for _, c := range []struct {
+		key  string
+		want bool
+	}{
+		{"http://h/shop/all/c:red/size:9/", true},
+		{"http://h/shop/all/size:9/c:red/", true},
+		{"http://h/c/red/large/", true},
+		{"http://h/c/red/", false},
+		{"http://h/c/red/?sort=price", true},
+		{"http://h/shop/all/c:red/other/", false},
+		{"http://h/2021/02/a-post/", false},
+		{"http://h/std/vec/index.html", false},
+		{"http://h/std/collections/vec/index.html", false},
+		{"http://h/w/index.php?title=Other", false},
+		{"http://h/2021/01/03/", false},
+	} {
+		if got := f.Narrowed(host, c.key); got != c.want {
+			t.Errorf("Narrowed(%s) = %v, want %v", c.key, got, c.want)
+		}
+	}
+}
