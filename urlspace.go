@@ -493,12 +493,11 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		if variant {
 			c.space.families.Hinted(page)
 		}
-		// A near-copy of two other pages of its own family or more, with
-		// no main text of its own, whose URL names an item by number: a
-		// form around an item's name, one of many alike. Pages with
-		// paragraphs of their own are pages, and so are pairs alike and
-		// pages named by words (a documentation's Drain and DrainSorted,
-		// its many small iterator types).
+		// A near-copy of another page of its own family, with no main
+		// text of its own, whose URL names an item by number: a form
+		// around an item's name. Pages with paragraphs of their own are
+		// pages, and so are pages named by words (a documentation's Drain
+		// and DrainSorted, its many small iterator types).
 		if mainWords < minViewWords && numbered(keyOf(res.URL)) {
 			alike := 0
 			for _, n := range near {
@@ -506,7 +505,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 					alike++
 				}
 			}
-			if alike >= 2 {
+			if alike >= 1 {
 				c.space.families.Hollow(page)
 			}
 		}
