@@ -687,17 +687,18 @@ func (c *Crawler) trapSpent(item *frontier.Item, u *url.URL, count bool) bool {
 	return spent
 }
 
-// redirectTarget returns, for a URL refused because its pattern's
-// redirects all led to pages already known by dropping some parameters
-// ("?t=5&goto=newpost" → "?t=5"), the URL it would redirect to, as a
+// variantTarget returns, for a URL refused because its pattern's pages
+// all repeated, or redirected to, pages already known that are the same
+// URLs with some parameters dropped ("?t=5&goto=newpost" → "?t=5",
+// "?fid=2&tid=5&offset=0" → "?tid=5"), the URL it stands for, as a
 // candidate with the refused URL's depth and class; nil for any other
-// URL. A site whose only link to a page is such a redirect keeps it.
-func (c *Crawler) redirectTarget(item *frontier.Item, u *url.URL) *frontier.Candidate {
+// URL. A site whose only link to a page is such a variant keeps it.
+func (c *Crawler) variantTarget(item *frontier.Item, u *url.URL) *frontier.Candidate {
 	if item.Depth == 0 || item.Kind != "" {
 		return nil
 	}
 	_, drop := c.keyFunc(u)
-	to := c.space.patterns.StripRedirect(u, drop)
+	to := c.space.patterns.StripVariant(u, drop)
 	if to == nil {
 		return nil
 	}

@@ -282,9 +282,9 @@ func (c *Crawler) takeTurn(ctx context.Context, t *turn) (requested bool, err er
 			if err := settle(item, u, frontier.Duplicate); err != nil {
 				return fail(err)
 			}
-			if to := c.redirectTarget(item, u); to != nil {
-				// Where the refused redirect would have led, queued in
-				// its place (dropped there if known already).
+			if to := c.variantTarget(item, u); to != nil {
+				// The page the refused variant stands for, queued in its
+				// place (dropped there if known already).
 				t.results[len(t.results)-1].Add = append(t.results[len(t.results)-1].Add, *to)
 			}
 			continue

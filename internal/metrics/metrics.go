@@ -47,6 +47,11 @@ const (
 // their own; failures of any further kind are counted as "other".
 const maxErrorLabels = 32
 
+// WaitReasons are the reasons a host waits that the crawler gives
+// (Progress.Waiting's keys), each a series of gentlecrawl_hosts_waiting
+// from the start.
+var WaitReasons = []string{"delay", "rate", "backoff", "robots", "address"}
+
 // maxWaitLabels bounds the "reason" label of gentlecrawl_hosts_waiting the
 // same way: the crawler has five reasons, this leaves room for more.
 const maxWaitLabels = 16
@@ -239,6 +244,13 @@ func New(hostLabels int) *Metrics {
 			"backoff (the host pushed back with refusals, errors or Retry-After), robots (its robots.txt could not be read; tried again later), " +
 			"address (other hosts on the same IP address are being fetched).",
 	}, []string{"reason"})).(*prometheus.GaugeVec)
+	// The crawler's reasons are there from the start, at 0: a scrape
+	// before any host has waited (or of a crawl whose hosts never do)
+	// finds the series a dashboard expects rather than none.
+	for _, reason := range WaitReasons {
+		m.waiting.WithLabelValues(m.waitNames.label(reason)).Set(0)
+		m.waitSet[m.waitNames.label(reason)] = true
+	}
 
 	if hostLabels > 0 {
 		m.hosts = newBounded(hostLabels)

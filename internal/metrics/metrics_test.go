@@ -381,22 +381,30 @@ func TestErrorBound(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	m := New(0)
-	m.Progress(Progress{Queued: 1200, Active: 7, Requests: 99, Waiting: map[string]int{"delay": 3, "rate": 2}})
+	// Before any progress, every reason the crawler gives is a series at
+	// 0: a scrape finds the metric whenever it comes.
 	f := scrape(t, m)
+	checkSeries(t, f, "gentlecrawl_hosts_waiting", map[string]float64{"reason=delay": 0, "reason=rate": 0,
+		"reason=backoff": 0, "reason=robots": 0, "reason=address": 0})
+	m.Progress(Progress{Queued: 1200, Active: 7, Requests: 99, Waiting: map[string]int{"delay": 3, "rate": 2}})
+	f = scrape(t, m)
 	checkValue(t, f, "gentlecrawl_queued_urls", nil, 1200)
 	checkValue(t, f, "gentlecrawl_hosts_active", nil, 7)
-	checkSeries(t, f, "gentlecrawl_hosts_waiting", map[string]float64{"reason=delay": 3, "reason=rate": 2})
+	checkSeries(t, f, "gentlecrawl_hosts_waiting", map[string]float64{"reason=delay": 3, "reason=rate": 2,
+		"reason=backoff": 0, "reason=robots": 0, "reason=address": 0})
 
 	m.Progress(Progress{Queued: 40, Active: 2, Waiting: map[string]int{"backoff": 1, "rate": 5}})
 	f = scrape(t, m)
 	checkValue(t, f, "gentlecrawl_queued_urls", nil, 40)
 	checkValue(t, f, "gentlecrawl_hosts_active", nil, 2)
-	checkSeries(t, f, "gentlecrawl_hosts_waiting", map[string]float64{"reason=delay": 0, "reason=rate": 5, "reason=backoff": 1})
+	checkSeries(t, f, "gentlecrawl_hosts_waiting", map[string]float64{"reason=delay": 0, "reason=rate": 5, "reason=backoff": 1,
+		"reason=robots": 0, "reason=address": 0})
 
 	m.Progress(Progress{})
 	f = scrape(t, m)
 	checkValue(t, f, "gentlecrawl_queued_urls", nil, 0)
-	checkSeries(t, f, "gentlecrawl_hosts_waiting", map[string]float64{"reason=delay": 0, "reason=rate": 0, "reason=backoff": 0})
+	checkSeries(t, f, "gentlecrawl_hosts_waiting", map[string]float64{"reason=delay": 0, "reason=rate": 0, "reason=backoff": 0,
+		"reason=robots": 0, "reason=address": 0})
 
 	// Reasons beyond the bound are summed under other.
 	w := map[string]int{}

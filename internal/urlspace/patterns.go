@@ -87,10 +87,11 @@ type patternStat struct {
 	fetched, dups, refused int
 	kinds                  map[string]int
 	examples               []string
-	// strip names the query parameters whose removal gave the target of
-	// each of the pattern's redirects to known pages ("goto" of
-	// "?t=5&goto=newpost" → "?t=5"); stripBad says a redirect led
-	// elsewhere.
+	// strip names the query parameters whose removal gave the page
+	// that each of the pattern's duplicates repeated, or each of its
+	// redirects led to ("goto" of "?t=5&goto=newpost" → "?t=5", "fid"
+	// and "offset" of "?fid=2&tid=5&offset=0" → "?tid=5"); stripBad
+	// says one did not.
 	strip    []string
 	stripBad bool
 }
@@ -124,19 +125,21 @@ func redirectStrip(from, to *url.URL) []string {
 	return names
 }
 
-// StripRedirect returns u without the parameters that the redirects of
-// its pattern were seen to drop, when the pattern is spent on redirects
-// to pages already known ("?t=5&goto=newpost" redirects to "?t=5"): the
-// page such a URL leads to, to be queued in its place, as it may be one
-// the crawl has not seen yet. It returns nil otherwise.
-func (p *Patterns) StripRedirect(u *url.URL, drop func(string) bool) *url.URL {
+// StripVariant returns u without the parameters that the duplicates of
+// its pattern were seen to add to the pages they repeat, or its
+// redirects to drop, when the pattern is spent on such copies and
+// redirects alone ("?t=5&goto=newpost" redirects to "?t=5";
+// "?fid=2&tid=5&offset=0" is a copy of "?tid=5"): the page such a URL
+// stands for, to be queued in its place, as it may be one the crawl has
+// not seen yet. It returns nil otherwise.
+func (p *Patterns) StripVariant(u *url.URL, drop func(string) bool) *url.URL {
 	host := urlnorm.HostKey(u)
 	tmpl := Template(u, drop)
 	p.mu.Lock()
 	h := p.mu.hosts.peek(host)
 	var strip []string
 	if h != nil {
-		if s := h.templates[tmpl]; s != nil && p.spent(s) && !s.stripBad && s.kinds[DupRedirect] == s.dups {
+		if s := h.templates[tmpl]; s != nil && p.spent(s) && !s.stripBad && s.kinds[DupRedirect]+s.kinds[DupCopy] == s.dups {
 			strip = s.strip
 		}
 	}
@@ -235,10 +238,15 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 		s.kinds = make(map[string]int)
 	}
 	s.kinds[dup.Kind]++
-	if dup.Kind == DupRedirect && !s.stripBad {
+	if (dup.Kind == DupRedirect || dup.Kind == DupCopy) && !s.stripBad {
 		var strip []string
-		if to, err := url.Parse(dup.Of); err == nil {
-			strip = redirectStrip(u, to)
+		if of, err := url.Parse(dup.Of); err == nil {
+			// The URL with more parameters is the variant: u for a copy
+			// or a redirect charged to its own pattern, the page it
+			// repeats when the earlier page was the variant.
+			if strip = redirectStrip(u, of); strip == nil && dup.Kind == DupCopy {
+				strip = redirectStrip(of, u)
+			}
 		}
 		switch {
 		case strip == nil:

@@ -244,11 +244,11 @@ func TestKeyRequestURI(t *testing.T) {
 	}
 }
 
-// TestStripRedirect: a pattern spent on redirects to known pages that
+// TestStripVariant: a pattern spent on redirects to known pages that
 // each dropped the same parameter gives, for its other URLs, the URL
 // without it; redirects that led elsewhere, or a pattern not spent, give
 // nothing.
-func TestStripRedirect(t *testing.T) {
+func TestStripVariant(t *testing.T) {
 	const host = "http://f.example"
 	p := NewPatterns(PatternConfig{})
 	for _, id := range []string{"1", "2", "3"} {
@@ -258,11 +258,11 @@ func TestStripRedirect(t *testing.T) {
 		}
 		p.Fetched(mustParse(t, host+"/thread.php?t="+id+"&goto=newpost"), nil, Dup{Kind: DupRedirect, Of: to})
 	}
-	got := p.StripRedirect(mustParse(t, host+"/thread.php?t=77&goto=newpost"), nil)
+	got := p.StripVariant(mustParse(t, host+"/thread.php?t=77&goto=newpost"), nil)
 	if got == nil || got.String() != host+"/thread.php?t=77" {
-		t.Fatalf("StripRedirect = %v, want %s/thread.php?t=77", got, host)
+		t.Fatalf("StripVariant = %v, want %s/thread.php?t=77", got, host)
 	}
-	if got := p.StripRedirect(mustParse(t, host+"/thread.php?t=77"), nil); got != nil {
+	if got := p.StripVariant(mustParse(t, host+"/thread.php?t=77"), nil); got != nil {
 		t.Errorf("a URL of another pattern: %v", got)
 	}
 
@@ -271,12 +271,20 @@ func TestStripRedirect(t *testing.T) {
 	for _, id := range []string{"2", "3"} {
 		q.Fetched(mustParse(t, host+"/go?to="+id), nil, Dup{Kind: DupRedirect, Of: host + "/go"})
 	}
-	if got := q.StripRedirect(mustParse(t, host+"/go?to=9"), nil); got != nil {
+	if got := q.StripVariant(mustParse(t, host+"/go?to=9"), nil); got != nil {
 		t.Errorf("redirects elsewhere: %v", got)
+	}
+	// Copies of pages that only add parameters: the same.
+	c := NewPatterns(PatternConfig{})
+	for _, id := range []string{"1", "2", "3"} {
+		c.Fetched(mustParse(t, host+"/viewtopic.php?fid=2&tid="+id+"&offset=0"), nil, Dup{Kind: DupCopy, Of: host + "/viewtopic.php?tid=" + id})
+	}
+	if got := c.StripVariant(mustParse(t, host+"/viewtopic.php?fid=2&tid=9&offset=0"), nil); got == nil || got.String() != host+"/viewtopic.php?tid=9" {
+		t.Errorf("StripVariant of a copy = %v, want %s/viewtopic.php?tid=9", got, host)
 	}
 	r := NewPatterns(PatternConfig{})
 	r.Fetched(mustParse(t, host+"/thread.php?t=1&goto=newpost"), nil, Dup{Kind: DupRedirect, Of: host + "/thread.php?t=1"})
-	if got := r.StripRedirect(mustParse(t, host+"/thread.php?t=2&goto=newpost"), nil); got != nil {
+	if got := r.StripVariant(mustParse(t, host+"/thread.php?t=2&goto=newpost"), nil); got != nil {
 		t.Errorf("a pattern not spent: %v", got)
 	}
 }
