@@ -2,6 +2,7 @@ package gentlecrawl
 
 import (
 	"bytes"
+	"hash/maphash"
 	"sync"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
@@ -33,10 +34,18 @@ const (
 	// its long blocks not common to the host have minViewWords words and
 	// one earlier page has viewShare of them.
 	minBlockWords = 12
-	minViewWords  = 40
-	viewShareNum  = 4 // of 5
-	common        = 0 // a block seen on two pages: boilerplate
+	// maxBlocksPerPage bounds the long blocks read of one page: its main
+	// text is told by its first ones, and a long page costs no more.
+	maxBlocksPerPage = 64
+	minViewWords     = 40
+	viewShareNum     = 4 // of 5
+	common           = 0 // a block seen on two pages: boilerplate
 )
+
+// viewSeed seeds the hashes of blocks: the index lives in memory only.
+var viewSeed = maphash.MakeSeed()
+
+var spaceByte = []byte{' '}
 
 type viewBlock struct {
 	key   uint64
@@ -49,32 +58,21 @@ type viewBlock struct {
 // main text: its long blocks that are not the host's boilerplate.
 func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mainWords int) {
 	var blocks []viewBlock
-	for len(text) > 0 {
+	for len(text) > 0 && len(blocks) < maxBlocksPerPage {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
 			line, text = text[:i], text[i+1:]
 		} else {
 			text = nil
 		}
-		words, h := 0, uint64(fnvOffset)
-		inWord := false
-		for _, c := range line {
-			if textClass[c] == classSpace {
-				inWord = false
-				continue
-			}
-			if !inWord {
-				words++
-				inWord = true
-				h = (h ^ ' ') * fnvPrime
-			}
-			if k := textClass[c]; k >= '0' && k < 0x80 {
-				c = k
-			}
-			h = (h ^ uint64(c)) * fnvPrime
+		// extract's text has its white space collapsed: a line's words
+		// are its spaces and one, and the line is hashed as it is.
+		line = bytes.TrimSpace(line)
+		if len(line) < 2*minBlockWords-1 {
+			continue
 		}
-		if words >= minBlockWords {
-			blocks = append(blocks, viewBlock{key: simhash.Mix(h ^ host), words: words})
+		if words := bytes.Count(line, spaceByte) + 1; words >= minBlockWords {
+			blocks = append(blocks, viewBlock{key: simhash.Mix(maphash.Bytes(viewSeed, line) ^ host), words: words})
 		}
 	}
 	if len(blocks) == 0 {
@@ -94,7 +92,13 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mai
 	v.urls[seq%maxViewPages] = own
 	var main, best int
 	var bestSeq uint32
-	tally := map[uint32]int{}
+	type count struct {
+		seq   uint32
+		words int
+	}
+	var tallyBuf [maxBlocksPerPage]count
+	tally := tallyBuf[:0] // words shared with each earlier page
+
 	for _, b := range blocks {
 		e, ok := v.blocks[b.key]
 		switch {
@@ -106,9 +110,16 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mai
 			main += b.words // the same block twice on the page
 		default:
 			main += b.words
-			tally[e] += b.words
-			if tally[e] > best {
-				best, bestSeq = tally[e], e
+			i := 0
+			for i < len(tally) && tally[i].seq != e {
+				i++
+			}
+			if i == len(tally) {
+				tally = append(tally, count{seq: e})
+			}
+			tally[i].words += b.words
+			if tally[i].words > best {
+				best, bestSeq = tally[i].words, e
 			}
 			v.blocks[b.key] = common
 		}

@@ -1,6 +1,7 @@
 package gentlecrawl
 
 import (
+	"bytes"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -119,73 +120,95 @@ func (w *yieldWatch) admitted(parent uint64, class int, key string) *watchedPage
 }
 
 // shingles remembers the three-word shingles of the pages fetched, a
-// quarter of them sampled by hash, in a Bloom filter of fixed size, per
-// host: a page whose text is mostly shingles seen before shows nothing
-// new (a list of items already listed elsewhere, an old revision, a
-// print view), one with many new shingles does. Memory is fixed (8 MiB);
-// once millions of shingles fill it, more look seen than were, and pages
-// yield by their links alone.
+// eighth of them sampled by hash, at most maxShingleSamples a page, in a
+// Bloom filter of fixed size, per host: a page whose text is mostly
+// shingles seen before shows nothing new (a list of items already listed
+// elsewhere, an old revision, a print view), one with many new shingles
+// does. Memory is fixed (8 MiB); once millions of shingles fill it, more
+// look seen than were, and pages yield by their links alone.
+//
+// The filter is blocked: a shingle's two bits are in one 64-bit word, so
+// that recording it costs one cache miss rather than two (the filter is
+// far larger than the caches), for a false positive rate a little
+// higher than an unblocked filter's at the same load.
 type shingles struct {
 	bits []atomic.Uint64
 }
 
-const shingleBits = 1 << 26
+const (
+	shingleBits = 1 << 26
+	// maxShingleSamples bounds the shingles sampled on one page (about
+	// 1,000 words of its paragraphs): enough to tell new text from old,
+	// and a long page costs no more than that.
+	maxShingleSamples = 128
+)
 
 func newShingles() *shingles { return &shingles{bits: make([]atomic.Uint64, shingleBits/64)} }
 
 // novel counts the sampled shingles of text (of the host hashed as host)
-// and how many of them were not seen before, and records them.
+// and how many of them were not seen before, and records them. Only the
+// text's long blocks count (lines of minBlockWords words or more:
+// paragraphs, posts, descriptions): menus, buttons and other short lines
+// of chrome would only hide a page's new text behind the host's old.
 func (s *shingles) novel(host uint64, text []byte) (novel, total int) {
-	var h1, h2 uint64
-	words := 0
-	for i := 0; i < len(text); {
-		for i < len(text) && textClass[text[i]] == classSpace {
-			i++
+	for len(text) > 0 && total < maxShingleSamples {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
 		}
-		if i == len(text) {
-			break
+		if len(line) < 2*minBlockWords-1 || bytes.Count(line, spaceByte)+1 < minBlockWords {
+			continue
 		}
-		h := uint64(fnvOffset)
-		for i < len(text) && textClass[text[i]] != classSpace {
-			c := text[i]
-			if k := textClass[c]; k >= '0' && k < 0x80 {
-				c = k // ASCII letters lowercased
+		var h1, h2 uint64
+		words := 0
+		for i := 0; i < len(line) && total < maxShingleSamples; {
+			for i < len(line) && textClass[line[i]] == classSpace {
+				i++
 			}
-			h = (h ^ uint64(c)) * fnvPrime
-			i++
-		}
-		words++
-		if words >= 3 {
-			sh := simhash.Mix(h1*0x9e3779b97f4a7c15 ^ h2*0xc2b2ae3d27d4eb4f ^ h ^ host)
-			if sh&3 == 0 {
-				total++
-				if s.add(sh) {
-					novel++
+			if i == len(line) {
+				break
+			}
+			h := uint64(fnvOffset)
+			for i < len(line) && textClass[line[i]] != classSpace {
+				c := line[i]
+				if k := textClass[c]; k >= '0' && k < 0x80 {
+					c = k // ASCII letters lowercased
+				}
+				h = (h ^ uint64(c)) * fnvPrime
+				i++
+			}
+			words++
+			if words >= 3 {
+				sh := simhash.Mix(h1*0x9e3779b97f4a7c15 ^ h2*0xc2b2ae3d27d4eb4f ^ h ^ host)
+				if sh&7 == 0 {
+					total++
+					if s.add(sh) {
+						novel++
+					}
 				}
 			}
+			h1, h2 = h2, h
 		}
-		h1, h2 = h2, h
 	}
 	return novel, total
 }
 
-// add sets a shingle's two bits and reports whether either was clear.
+// add sets a shingle's two bits, both in one word, and reports whether
+// either was clear.
 func (s *shingles) add(sh uint64) bool {
-	a := sh >> 38 % shingleBits
-	b := (sh & (1<<26 - 1)) ^ (sh >> 13 & (1<<26 - 1))
-	fresh := false
-	for _, bit := range [2]uint64{a, b} {
-		w, m := &s.bits[bit/64], uint64(1)<<(bit%64)
-		if w.Load()&m == 0 {
-			fresh = true
-			w.Or(m)
-		}
+	w := &s.bits[sh>>3%(shingleBits/64)]
+	m := uint64(1)<<(sh>>40&63) | uint64(1)<<(sh>>46&63)
+	if w.Load()&m == m {
+		return false
 	}
-	return fresh
+	w.Or(m)
+	return true
 }
 
 // Content yield: a page shows new text when at least minNovel of its
-// sampled shingles (some 32 three-word sequences) are new, and at least a
+// sampled shingles (some 64 three-word sequences) are new, and at least a
 // third of them: a page whose chrome is most of it shows its new text in
 // the first test, an old revision, which changes a tenth of its words,
 // fails the second.
