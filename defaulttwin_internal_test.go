@@ -51,3 +51,18 @@ func TestNumbered(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultsFound: a default value learned on many paths is one line
+// of the summary, with its count, most paths first.
+func TestDefaultsFound(t *testing.T) {
+	got := defaultsFound(map[string]int{
+		"/tags/b?from=0": 1, "/tags/a?from=0": 2, "/tags/c?from=0": 1, "/list?sort=new": 2,
+	})
+	want := []string{
+		"from=0 (the same page as without it on 3 paths, 4 pairs of pages; e.g. /tags/a?from=0)",
+		"sort=new (the same page as without it on 1 path, 2 pairs of pages; e.g. /list?sort=new)",
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("defaultsFound = %q, want %q", got, want)
+	}
+}

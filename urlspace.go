@@ -146,7 +146,8 @@ type HostURLSpace struct {
 	// content, with the evidence, e.g. "sort (3 pages, 9 URLs; e.g. …)".
 	Irrelevant []string `json:"irrelevant_params,omitempty"`
 	// Defaults lists the parameters found to give, with one value, the
-	// same page as without them ("start=0"), with the evidence.
+	// same page as without them ("start=0"), with the evidence: one line
+	// per value, however many paths it was learned on.
 	Defaults []string `json:"default_params,omitempty"`
 	// Exploding describes a host whose URLs grow far faster than its
 	// distinct content, naming the patterns responsible.
@@ -387,10 +388,7 @@ func (s *space) report() map[string]*HostURLSpace {
 		}
 	}
 	for _, h := range s.defaults.Hosts() {
-		for p, n := range s.defaults.Learned(h) {
-			get(h).Defaults = append(get(h).Defaults, fmt.Sprintf("%s (the same page as without it: %d pairs)", p, n))
-		}
-		sort.Strings(get(h).Defaults)
+		get(h).Defaults = defaultsFound(s.defaults.Learned(h))
 	}
 	for _, h := range s.families.Hosts() {
 		for _, f := range s.families.Wasteful(h) {
@@ -424,6 +422,55 @@ func (s *space) report() map[string]*HostURLSpace {
 		sort.Strings(top)
 		get(r.Host).Exploding = fmt.Sprintf("%d URLs found for %d distinct pages fetched; duplicates come from %s",
 			r.URLs, r.Distinct, strings.Join(top, ", "))
+	}
+	return out
+}
+
+// defaultsFound says what the defaults learned of a host, one line per
+// parameter value however many paths it was learned on (a site writes
+// "from=0" on every tag's list): "from=0 (the same page as without it on
+// 37 paths, 41 pairs of pages; e.g. /tags/a?from=0)", most paths first.
+func defaultsFound(learned map[string]int) []string {
+	type found struct {
+		paths, pairs int
+		example      string
+	}
+	by := map[string]*found{}
+	for p, n := range learned {
+		_, pv, _ := strings.Cut(p, "?")
+		f := by[pv]
+		if f == nil {
+			f = &found{example: p}
+			by[pv] = f
+		}
+		f.paths++
+		f.pairs += n
+		if p < f.example {
+			f.example = p
+		}
+	}
+	names := make([]string, 0, len(by))
+	for pv := range by {
+		names = append(names, pv)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := by[names[i]], by[names[j]]
+		if a.paths != b.paths {
+			return a.paths > b.paths
+		}
+		return names[i] < names[j]
+	})
+	out := make([]string, 0, len(names))
+	for _, pv := range names {
+		f := by[pv]
+		paths, pairs := "path", "pair"
+		if f.paths != 1 {
+			paths += "s"
+		}
+		if f.pairs != 1 {
+			pairs += "s"
+		}
+		out = append(out, fmt.Sprintf("%s (the same page as without it on %d %s, %d %s of pages; e.g. %s)", pv, f.paths, paths, f.pairs, pairs, f.example))
 	}
 	return out
 }
