@@ -33,25 +33,6 @@ func TestDefaultTwin(t *testing.T) {
 	}
 }
 
-// TestNumbered: only a URL that names an item by number can be a form
-// around an item's name; pages named by words never are.
-func TestNumbered(t *testing.T) {
-	for key, want := range map[string]bool{
-		"http://h/cart/add/6543":                    true,
-		"http://h/newreply.php?a=quote&p=15126":     true,
-		"http://h/basket?buy=33807":                 true,
-		"http://h/std/vec/struct.Drain.html":        false,
-		"http://h/std/collections/struct.Iter.html": false,
-		"http://h/wiki/Main_Page?action=edit":       false,
-		"http://h/search?q=":                        false,
-		"http://h/std/u8/constant.MAX.html":         true,
-	} {
-		if got := numbered(key); got != want {
-			t.Errorf("numbered(%s) = %v, want %v", key, got, want)
-		}
-	}
-}
-
 // TestDefaultsFound: a default value learned on many paths is one line
 // of the summary, with its count, most paths first.
 func TestDefaultsFound(t *testing.T) {

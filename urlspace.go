@@ -545,7 +545,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		// around an item's name. Pages with paragraphs of their own are
 		// pages, and so are pages named by words (a documentation's Drain
 		// and DrainSorted, its many small iterator types).
-		if mainWords < minViewWords && numbered(keyOf(res.URL)) {
+		if mainWords < minViewWords && urlspace.Numbered(keyOf(res.URL)) {
 			alike := 0
 			for _, n := range near {
 				if nu, err := url.Parse(n); err == nil && n != res.URL.String() && c.space.families.Family(urlnorm.HostKey(nu), keyOf(nu)) == page.Family {
@@ -596,23 +596,6 @@ func (c *Crawler) judgeRedirect(ctx context.Context, u *url.URL, target frontier
 	return nil
 }
 
-// numbered reports whether a URL key names something by number: a path
-// segment with a digit, or a query value that is a number.
-func numbered(key string) bool {
-	uri := urlspace.KeyRequestURI(key)
-	path, query, _ := strings.Cut(uri, "?")
-	if strings.ContainsAny(path, "0123456789") {
-		return true
-	}
-	for part := range strings.SplitSeq(query, "&") {
-		_, v, _ := strings.Cut(part, "=")
-		if v != "" && strings.Trim(v, "0123456789") == "" {
-			return true
-		}
-	}
-	return false
-}
-
 // defaultTwin reports whether a copy is of the same URL but for
 // parameters, present in one and not the other, whose values are 0, 1 or
 // empty: a first page named (page=1, start=0) or a flag. Charging either
@@ -635,7 +618,7 @@ func defaultTwin(u *url.URL, dup urlspace.Dup) bool {
 			case ok && slices.Equal(vs, other):
 			case ok:
 				return false
-			case len(vs) == 1 && (vs[0] == "0" || vs[0] == "1" || vs[0] == ""):
+			case len(vs) == 1 && urlspace.FirstValue(vs[0]):
 				differ = true
 			default:
 				return false

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
+	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
 )
 
 // viewIndex finds pages that are another page in other chrome — a print
@@ -20,10 +21,8 @@ import (
 // and the URLs of the last maxViewPages pages.
 type viewIndex struct {
 	mu     sync.Mutex
-	blocks map[uint64]uint32 // host ⊕ block → seq of the page it was first on, or common
-	order  []uint64          // blocks' keys, oldest first, for eviction
-	next   int               // next slot of order once full
-	urls   []string          // by seq % maxViewPages
+	blocks *urlspace.FIFOMap[uint64, uint32] // host ⊕ block → seq of the page it was first on, or common
+	urls   []string                          // by seq % maxViewPages
 	seq    uint32
 }
 
@@ -81,7 +80,7 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mai
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.blocks == nil {
-		v.blocks = make(map[uint64]uint32)
+		v.blocks = urlspace.NewFIFOMap[uint64, uint32](maxViewBlocks)
 		v.urls = make([]string, maxViewPages)
 	}
 	v.seq++
@@ -100,10 +99,10 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mai
 	tally := tallyBuf[:0] // words shared with each earlier page
 
 	for _, b := range blocks {
-		e, ok := v.blocks[b.key]
+		e, ok := v.blocks.Get(b.key)
 		switch {
 		case !ok:
-			v.put(b.key, seq)
+			v.blocks.Put(b.key, seq)
 			main += b.words
 		case e == common:
 		case e == seq:
@@ -121,7 +120,7 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mai
 			if tally[i].words > best {
 				best, bestSeq = tally[i].words, e
 			}
-			v.blocks[b.key] = common
+			v.blocks.Put(b.key, common)
 		}
 	}
 	if main < minViewWords || best*5 < main*viewShareNum || seq-bestSeq >= maxViewPages {
@@ -131,16 +130,4 @@ func (v *viewIndex) viewOf(host uint64, own string, text []byte) (of string, mai
 		return of, main
 	}
 	return "", main
-}
-
-// put records a block, forgetting the oldest when full.
-func (v *viewIndex) put(key uint64, seq uint32) {
-	if len(v.order) < maxViewBlocks {
-		v.order = append(v.order, key)
-	} else {
-		delete(v.blocks, v.order[v.next])
-		v.order[v.next] = key
-		v.next = (v.next + 1) % maxViewBlocks
-	}
-	v.blocks[key] = seq
 }

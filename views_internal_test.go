@@ -36,4 +36,12 @@ func TestViewIndex(t *testing.T) {
 	if of, main := v.viewOf(1, "http://h/form/1", []byte("Quote\n"+footer)); of != "" || main != 0 {
 		t.Errorf("a form: view of %q, %d main words", of, main)
 	}
+	// A page of many paragraphs is read up to maxBlocksPerPage of them.
+	var long strings.Builder
+	for i := range 3 * maxBlocksPerPage {
+		long.WriteString(para("w"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26)), 12) + "\n")
+	}
+	if _, main := v.viewOf(3, "http://k/long", []byte(long.String())); main != 12*maxBlocksPerPage {
+		t.Errorf("a long page: %d main words, want %d (maxBlocksPerPage blocks)", main, 12*maxBlocksPerPage)
+	}
 }

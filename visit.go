@@ -918,18 +918,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 				case i >= hintedFrom:
 					class = urlspace.ClassHinted
 				case i < nFound && urlnorm.HostKey(u) == pageOrigin:
-					class = c.space.families.LinkClass(pageOrigin, pageKey, cand.Canonical)
-					if class == urlspace.ClassOther && classOf(item) >= urlspace.ClassRefine &&
-						strings.HasPrefix(urlspace.Dir(cand.Canonical), urlspace.Dir(pageKey)) && urlspace.Dir(pageKey) != "/" {
-						// Below the directory of a refinement (a history's
-						// revisions and diffs): refinements of the same item.
-						class = urlspace.ClassRefine
-					}
-					if class == urlspace.ClassNext && classOf(item) >= urlspace.ClassRefine {
-						// The next page of a refinement (a sorted list's
-						// page 2) is a refinement too.
-						class = urlspace.ClassRefine
-					}
+					class = c.space.families.LinkClass(pageOrigin, pageKey, classOf(item), cand.Canonical)
 				}
 				if class < urlspace.ClassRefine && c.space.families.Narrowed(pageOrigin, cand.Canonical) {
 					// A list narrowed twice is a refinement, wherever it

@@ -299,6 +299,15 @@ func progressLine(p gentlecrawl.Progress, rate float64) string {
 }
 
 // writeSummary prints what a crawl did.
+// writeFinding writes a URL-space finding of the summary (a trap, a URL
+// family): what, its evidence, its cost, and two examples.
+func writeFinding(w io.Writer, what, evidence string, requests int, state string, examples []string) {
+	fmt.Fprintf(w, "    %s: %s; it cost %d requests%s\n", what, evidence, requests, state)
+	for _, e := range examples[:min(2, len(examples))] {
+		fmt.Fprintf(w, "      e.g. %s\n", e)
+	}
+}
+
 // maxDefaultLines bounds the default values listed per host in the text
 // summary: a site writes one per list, and the JSON has them all.
 const maxDefaultLines = 5
@@ -371,20 +380,14 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 				if f.Spent {
 					state = fmt.Sprintf("; %d more of its URLs not fetched", f.Refused)
 				}
-				fmt.Fprintf(w, "    %s URL family %s: %s; it cost %d requests%s\n", h, f.Pattern, f.Evidence, f.Requests, state)
-				for _, e := range f.Examples[:min(2, len(f.Examples))] {
-					fmt.Fprintf(w, "      e.g. %s\n", e)
-				}
+				writeFinding(w, h+" URL family "+f.Pattern, f.Evidence, f.Requests, state, f.Examples)
 			}
 			for _, t := range sp.Traps {
 				state := ""
 				if t.Spent {
 					state = fmt.Sprintf("; its budget spent, %d more of its URLs not fetched", t.Refused)
 				}
-				fmt.Fprintf(w, "    %s trap %s: %s; it cost %d requests%s\n", h, t.Pattern, t.Evidence, t.Requests, state)
-				for _, e := range t.Examples[:min(2, len(t.Examples))] {
-					fmt.Fprintf(w, "      e.g. %s\n", e)
-				}
+				writeFinding(w, h+" trap "+t.Pattern, t.Evidence, t.Requests, state, t.Examples)
 			}
 			if sp.Exploding != "" {
 				fmt.Fprintf(w, "    %s URL explosion: %s\n", h, sp.Exploding)

@@ -22,6 +22,10 @@ func TestSummaryURLSpace(t *testing.T) {
 				Pattern: "/c?…&…", Evidence: "lists narrowed by two or more parameters: 0 of 4 pages fetched yielded new URLs or text",
 				Requests: 4, Refused: 33, Spent: true, Examples: []string{"/c?color=red&size=9", "/c?color=blue&size=9", "/c?color=red&size=10"},
 			}},
+			Traps: []gentlecrawl.TrapFound{{
+				Pattern: "/cal/*", Evidence: "3 of 3 pages fetched repeat another", Requests: 3, Refused: 90, Spent: true,
+				Examples: []string{"/cal/2 = /cal/1"},
+			}},
 		},
 	}}
 	var b strings.Builder
@@ -32,6 +36,8 @@ func TestSummaryURLSpace(t *testing.T) {
 		`http://shop.test links marked rel="nofollow": 12, queued last; 7 not fetched`,
 		"http://shop.test URL family /c?…&…: lists narrowed by two or more parameters: 0 of 4 pages fetched yielded new URLs or text; it cost 4 requests; 33 more of its URLs not fetched",
 		"e.g. /c?color=red&size=9",
+		"http://shop.test trap /cal/*: 3 of 3 pages fetched repeat another; it cost 3 requests; its budget spent, 90 more of its URLs not fetched",
+		"e.g. /cal/2 = /cal/1",
 		"http://shop.test … and 2 more such values",
 	} {
 		if !strings.Contains(out, want) {

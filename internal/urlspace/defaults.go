@@ -170,7 +170,7 @@ func (e *dflt) learned(param string) bool {
 	}
 	_, param, _ = strings.Cut(param, "?")
 	_, v, _ := strings.Cut(param, "=")
-	if v == "" || v == "0" || v == "1" {
+	if FirstValue(v) {
 		return e.pairs >= 1
 	}
 	return e.pairs >= 2

@@ -46,19 +46,19 @@ func LinkClass(pageKey, linkKey string) int {
 	}
 	pp, _, _ := strings.Cut(pu, "?")
 	lp, _, _ := strings.Cut(lu, "?")
-	if pp == lp || intersects(pp, lp) || Extends(pp, lp) {
+	if pp == lp || intersects(pp, lp) || extends(pp, lp) {
 		return ClassRefine
 	}
 	return ClassOther
 }
 
-// Extends reports whether path link narrows path page: all of page's
+// extends reports whether path link narrows path page: all of page's
 // segments, in order, and more ("/wiki/a" → "/wiki/a/history", "/tags/a"
 // → "/tags/a/b", "/c/red/" → "/c/red/large/", and for filters written
 // in the path in a fixed order "/c/style:slim/" →
 // "/c/material:wool/style:slim/"). A page that is a file
 // ("/std/index.html") is not narrowed by the files of its subdirectories.
-func Extends(page, link string) bool {
+func extends(page, link string) bool {
 	ps := strings.Split(strings.Trim(page, "/"), "/")
 	ls := strings.Split(strings.Trim(link, "/"), "/")
 	if ps[0] == "" || len(ls) <= len(ps) || ps[0] != ls[0] {
@@ -76,9 +76,9 @@ func Extends(page, link string) bool {
 	return j == len(ps)
 }
 
-// Dir returns the directory of a URL key's path: "/wiki/a/history" →
+// dirOf returns the directory of a URL key's path: "/wiki/a/history" →
 // "/wiki/a/".
-func Dir(key string) string {
+func dirOf(key string) string {
 	p, _, _ := strings.Cut(KeyRequestURI(key), "?")
 	return p[:strings.LastIndexByte(p, '/')+1]
 }
@@ -172,7 +172,7 @@ func continues(page, link string) bool {
 	_, linkQuery, _ := strings.Cut(link, "?")
 	for part := range strings.SplitSeq(linkQuery, "&") {
 		name, v, _ := strings.Cut(part, "=")
-		if (v == "0" || v == "1") && !hasName(pageQuery, name) {
+		if v != "" && FirstValue(v) && !hasName(pageQuery, name) {
 			return false
 		}
 	}
@@ -192,6 +192,26 @@ func continues(page, link string) bool {
 func hasPart(query, part string) bool {
 	for p := range strings.SplitSeq(query, "&") {
 		if p == part {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstValue reports whether a parameter value is one that so often
+// names a list's first page, or a flag, that one pair of pages showing it
+// changes nothing is enough to believe it: 0, 1 or nothing.
+func FirstValue(v string) bool { return v == "" || v == "0" || v == "1" }
+
+// Numbered reports whether a URL key names something by number: a path
+// segment with a digit, or a query value that is a number.
+func Numbered(key string) bool {
+	path, query, _ := strings.Cut(KeyRequestURI(key), "?")
+	if hasDigit(path) {
+		return true
+	}
+	for part := range strings.SplitSeq(query, "&") {
+		if _, v, _ := strings.Cut(part, "="); numeric(v) {
 			return true
 		}
 	}
@@ -416,14 +436,11 @@ func wordParams(key string) int {
 	return n
 }
 
-// Narrowed reports whether a URL key carries two or more query parameters
-// with words for values: a list narrowed twice, or narrowed and sorted.
-func Narrowed(key string) bool { return wordParams(key) >= 2 }
-
-// Narrowed is the package's Narrowed for a URL of host, counting filters
-// written in the path too: segments that are also lists of their own
-// below the same directory ("/c/red/large/" when "/c/red/" and
-// "/c/large/" are known).
+// Narrowed reports whether a URL key of host is a list narrowed twice,
+// or narrowed and sorted: two or more query parameters with words for
+// values, year-valued parameters and filters written in the path counted
+// too (segments that are also lists of their own below the same
+// directory: "/c/red/large/" when "/c/red/" and "/c/large/" are known).
 func (f *Families) Narrowed(host, key string) bool {
 	if wordParams(key) >= 2 {
 		return true
@@ -461,14 +478,14 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	best := 0
-	dir := uint64(0)
+	dir := rootDir
 	for k := 0; k < len(segs)-1; k++ {
-		dir = topDir(dir, segs[k])
+		dir = subDir(dir, segs[k])
 		n := 0
 		for _, seg := range segs[k+1:] {
 			// A file ("index.php", "post.html") is a page, not a filter;
 			// a number (a year, a month, an id) is a date or an item.
-			if _, ok := h.tops[topKey(dir, seg)]; ok && !strings.Contains(seg, ".") && hasLetter(seg) {
+			if _, ok := h.tops[segKey(dir, seg)]; ok && !strings.Contains(seg, ".") && hasLetter(seg) {
 				n++
 			}
 		}
@@ -477,10 +494,13 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 	return best
 }
 
-// topDir hashes a directory one segment deeper; topKey a segment below
-// a directory, for tops.
-func topDir(dir uint64, seg string) uint64 { return (dir^hash(seg))*0x9e3779b97f4a7c15 + 7 }
-func topKey(dir uint64, seg string) uint64 { return (dir ^ hash(seg)) * 0xbf58476d1ce4e5b9 }
+// Directories are followed by hash: rootDir is "/", subDir a directory
+// one segment deeper, and segKey a segment below a directory (for tops).
+// A directory's hash is never 0, which marks an empty slot of under.
+var rootDir = hash("/")
+
+func subDir(dir uint64, seg string) uint64 { return (dir^hash(seg))*0x9e3779b97f4a7c15 | 1 }
+func segKey(dir uint64, seg string) uint64 { return (dir ^ hash(seg)) * 0xbf58476d1ce4e5b9 }
 
 // maxTops bounds the paths followed per host for pathFilters.
 const maxTops = 8192
@@ -510,11 +530,11 @@ func (f *Families) Discovered(host, key string) {
 			h.tops = make(map[uint64]struct{})
 		}
 		if len(h.tops) < maxTops {
-			dir := uint64(0)
+			dir := rootDir
 			for _, seg := range top[:len(top)-1] {
-				dir = topDir(dir, seg)
+				dir = subDir(dir, seg)
 			}
-			h.tops[topKey(dir, top[len(top)-1])] = struct{}{}
+			h.tops[segKey(dir, top[len(top)-1])] = struct{}{}
 		}
 	}
 	prefix := "/"
@@ -545,7 +565,7 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 	if h.under == nil {
 		h.under = make(map[uint64]*[facetAfter]uint64)
 	}
-	dir := hash("/")
+	dir := rootDir
 	for _, seg := range segs {
 		if seg == "" {
 			continue
@@ -569,18 +589,41 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 				}
 			}
 		}
-		dir = (dir^hash(seg))*0x9e3779b97f4a7c15 + 1
+		dir = subDir(dir, seg)
 	}
 }
 
-// LinkClass is the package's LinkClass for a link of host, but for a
-// path below the page's: that is a refinement only when what it adds
-// are segments the host shows below several directories (a filter
-// written in the path, "/c/red/" → "/c/red/large/"; a view or an action,
-// "/wiki/a" → "/wiki/a/history"). A link from a list to an item of its
-// own ("/2021/02/" → "/2021/02/a-post/", "/docs/" → "/docs/install/"),
-// whose segment is below one directory only, is another page.
-func (f *Families) LinkClass(host, pageKey, linkKey string) int {
+// LinkClass is the package's LinkClass for a link of host found on a
+// page reached by a link of class pageClass, with what the host has
+// shown:
+//
+//   - a path below the page's is a refinement only when what it adds are
+//     segments the host shows below several directories (a filter
+//     written in the path, "/c/red/" → "/c/red/large/"; a view or an
+//     action, "/wiki/a" → "/wiki/a/history"). A link from a list to an
+//     item of its own ("/2021/02/" → "/2021/02/a-post/", "/docs/" →
+//     "/docs/install/"), whose segment is below one directory only, is
+//     another page;
+//   - a number added that the host only ever shows as a year narrows a
+//     list: a refinement, not a next page;
+//   - on a refinement, a next page (a sorted list's page 2) and a path
+//     below the page's directory (a history's revisions and diffs) are
+//     refinements too.
+func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string) int {
+	class := f.linkClass(host, pageKey, linkKey)
+	if pageClass >= ClassRefine {
+		switch dir := dirOf(pageKey); {
+		case class == ClassNext:
+			class = ClassRefine
+		case class == ClassOther && dir != "/" && strings.HasPrefix(dirOf(linkKey), dir):
+			class = ClassRefine
+		}
+	}
+	return class
+}
+
+// linkClass is LinkClass but for the page's own class.
+func (f *Families) linkClass(host, pageKey, linkKey string) int {
 	class := LinkClass(pageKey, linkKey)
 	if class == ClassNext {
 		// A number added or changed that is a year ("?sec=a" →
@@ -626,7 +669,7 @@ func (f *Families) LinkClass(host, pageKey, linkKey string) int {
 }
 
 // addedSegments returns the segments of path link that are not those of
-// path page it extends (Extends).
+// path page it extends (extends).
 func addedSegments(page, link string) []string {
 	ps := strings.Split(strings.Trim(page, "/"), "/")
 	ls := strings.Split(strings.Trim(link, "/"), "/")

@@ -180,6 +180,26 @@ func TestFamiliesBounds(t *testing.T) {
 	if len(h.width) > maxWidthPrefixes {
 		t.Errorf("%d prefixes followed, want at most %d", len(h.width), maxWidthPrefixes)
 	}
+	// A host with endless segments and numeric parameters: the segments
+	// followed for facets and path filters, and the numeric parameters,
+	// stay within their bounds.
+	letters := func(i int) string { // a name without digits for each i
+		b := []byte{'w'}
+		for ; i > 0; i /= 26 {
+			b = append(b, byte('a'+i%26))
+		}
+		return string(b)
+	}
+	for i := range max(maxUnder, maxTops) + 100 {
+		f.Discovered(host, fmt.Sprintf("http://h/s/%s/%s?n%d=%d", letters(i), letters(i), i%(maxNums+50), i))
+	}
+	if len(h.under) > maxUnder || len(h.tops) > maxTops || len(h.nums) > maxNums {
+		t.Errorf("%d segments, %d paths, %d numeric parameters followed; bounds %d, %d, %d",
+			len(h.under), len(h.tops), len(h.nums), maxUnder, maxTops, maxNums)
+	}
+	if len(h.under) < maxUnder || len(h.tops) < maxTops || len(h.nums) < maxNums {
+		t.Errorf("the bounds were not reached: %d segments, %d paths, %d numeric parameters", len(h.under), len(h.tops), len(h.nums))
+	}
 }
 
 func TestDefaults(t *testing.T) {
@@ -260,7 +280,7 @@ func TestFamiliesLinkClass(t *testing.T) {
 	f := NewFamilies(FamilyConfig{})
 	// Before anything is known, a post below its month's archive and a
 	// view below its page are both other pages.
-	if got := f.LinkClass(host, "http://h/2021/02/", "http://h/2021/02/a-post/"); got != ClassOther {
+	if got := f.LinkClass(host, "http://h/2021/02/", ClassOther, "http://h/2021/02/a-post/"); got != ClassOther {
 		t.Errorf("post below its archive: class %d", got)
 	}
 	for _, p := range []string{"one", "two", "three"} {
@@ -268,15 +288,34 @@ func TestFamiliesLinkClass(t *testing.T) {
 		f.Discovered(host, "http://h/wiki/ns/"+p+"/history")
 		f.Discovered(host, "http://h/2021/02/"+p+"-post/")
 	}
-	if got := f.LinkClass(host, "http://h/wiki/ns/four", "http://h/wiki/ns/four/history"); got != ClassRefine {
+	if got := f.LinkClass(host, "http://h/wiki/ns/four", ClassOther, "http://h/wiki/ns/four/history"); got != ClassRefine {
 		t.Errorf("a history below its page: class %d, want a refinement", got)
 	}
-	if got := f.LinkClass(host, "http://h/2021/02/", "http://h/2021/02/four-post/"); got != ClassOther {
+	if got := f.LinkClass(host, "http://h/2021/02/", ClassOther, "http://h/2021/02/four-post/"); got != ClassOther {
 		t.Errorf("a post below its archive: class %d, want another page", got)
 	}
 	// Same path, other parameters: a refinement whatever was seen.
-	if got := f.LinkClass(host, "http://h/list", "http://h/list?sort=new"); got != ClassRefine {
+	if got := f.LinkClass(host, "http://h/list", ClassOther, "http://h/list?sort=new"); got != ClassRefine {
 		t.Errorf("sorted list: class %d", got)
+	}
+	// On a refinement, a next page and a path below its directory are
+	// refinements; elsewhere they are a next page and another page.
+	for _, c := range []struct {
+		page      string
+		pageClass int
+		link      string
+		want      int
+	}{
+		{"http://h/list?sort=new", ClassRefine, "http://h/list?page=2&sort=new", ClassRefine},
+		{"http://h/list?sort=new", ClassOther, "http://h/list?page=2&sort=new", ClassNext},
+		{"http://h/wiki/ns/a/history", ClassRefine, "http://h/wiki/ns/a/rev/12", ClassRefine},
+		{"http://h/wiki/ns/a/history", ClassOther, "http://h/wiki/ns/a/rev/12", ClassOther},
+		{"http://h/doku.php?id=a&do=revisions", ClassRefine, "http://h/doku.php?id=b", ClassRefine},
+		{"http://h/start?do=revisions", ClassRefine, "http://h/other", ClassOther},
+	} {
+		if got := f.LinkClass(host, c.page, c.pageClass, c.link); got != c.want {
+			t.Errorf("LinkClass(%s, class %d, %s) = %d, want %d", c.page, c.pageClass, c.link, got, c.want)
+		}
 	}
 }
 
@@ -291,10 +330,10 @@ func TestFamiliesYearFilter(t *testing.T) {
 	for _, p := range []string{"2", "3", "2019"} {
 		f.Discovered(host, "http://h/articles?pg="+p+"&sec=a")
 	}
-	if got := f.LinkClass(host, "http://h/articles?sec=a", "http://h/articles?sec=a&year=2020"); got != ClassRefine {
+	if got := f.LinkClass(host, "http://h/articles?sec=a", ClassOther, "http://h/articles?sec=a&year=2020"); got != ClassRefine {
 		t.Errorf("a year added: class %d, want a refinement", got)
 	}
-	if got := f.LinkClass(host, "http://h/articles?sec=a", "http://h/articles?pg=2020&sec=a"); got != ClassNext {
+	if got := f.LinkClass(host, "http://h/articles?sec=a", ClassOther, "http://h/articles?pg=2020&sec=a"); got != ClassNext {
 		t.Errorf("a page number added: class %d, want the next page", got)
 	}
 	if !f.Narrowed(host, "http://h/articles?kw=x&year=2019") || f.Narrowed(host, "http://h/articles?pg=3&kw=x") {
@@ -332,5 +371,49 @@ func TestFamiliesPathFilters(t *testing.T) {
 		if got := f.Narrowed(host, c.key); got != c.want {
 			t.Errorf("Narrowed(%s) = %v, want %v", c.key, got, c.want)
 		}
+	}
+}
+
+// TestNumbered: only a URL that names an item by number can be a form
+// around an item's name; pages named by words never are.
+func TestNumbered(t *testing.T) {
+	for key, want := range map[string]bool{
+		"http://h/cart/add/6543":                    true,
+		"http://h/newreply.php?a=quote&p=15126":     true,
+		"http://h/basket?buy=33807":                 true,
+		"http://h/std/vec/struct.Drain.html":        false,
+		"http://h/std/collections/struct.Iter.html": false,
+		"http://h/wiki/Main_Page?action=edit":       false,
+		"http://h/search?q=":                        false,
+		"http://h/std/u8/constant.MAX.html":         true,
+	} {
+		if got := Numbered(key); got != want {
+			t.Errorf("Numbered(%s) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+// TestFIFOMap: the map holds its bound, forgets the key put first, and a
+// key put again keeps its place.
+func TestFIFOMap(t *testing.T) {
+	f := NewFIFOMap[int, string](3)
+	for i := range 3 {
+		f.Put(i, fmt.Sprint(i))
+	}
+	f.Put(0, "zero") // an update: 0 stays the oldest
+	f.Put(3, "3")
+	if _, ok := f.Get(0); ok || f.Len() != 3 {
+		t.Errorf("after a fourth key: 0 still held (or %d keys, want 3)", f.Len())
+	}
+	for _, k := range []int{1, 2, 3} {
+		if v, ok := f.Get(k); !ok || v != fmt.Sprint(k) {
+			t.Errorf("Get(%d) = %q, %v", k, v, ok)
+		}
+	}
+	for i := range 100 {
+		f.Put(10+i, "")
+	}
+	if f.Len() != 3 {
+		t.Errorf("%d keys, want 3", f.Len())
 	}
 }

@@ -74,9 +74,7 @@ type learnHost struct {
 	// key without the parameters already learned (a group's base for a
 	// parameter they lack): a parameter added to a page is judged
 	// against the page without it. At most maxBare, oldest forgotten.
-	bare      map[uint64]uint64
-	bareOrder []uint64
-	bareNext  int
+	bare *FIFOMap[uint64, uint64]
 }
 
 // maxBare bounds the URLs remembered per host for parameters' absence.
@@ -88,18 +86,9 @@ const absent = 1
 // putBare records the content of a URL by its base.
 func (h *learnHost) putBare(base, digest uint64) {
 	if h.bare == nil {
-		h.bare = make(map[uint64]uint64)
+		h.bare = NewFIFOMap[uint64, uint64](maxBare)
 	}
-	if _, ok := h.bare[base]; !ok {
-		if len(h.bareOrder) < maxBare {
-			h.bareOrder = append(h.bareOrder, base)
-		} else {
-			delete(h.bare, h.bareOrder[h.bareNext])
-			h.bareOrder[h.bareNext] = base
-			h.bareNext = (h.bareNext + 1) % maxBare
-		}
-	}
-	h.bare[base] = digest
+	h.bare.Put(base, digest)
 }
 
 // freshParam follows the values a parameter has in the links of the
@@ -320,7 +309,7 @@ func (l *Learner) observeLocked(h *learnHost, name string, base, value, digest u
 	g := &p.groups[gi]
 	g.words = g.words || word
 	l.observeGroup(h, p, g, value, digest, key, fresh)
-	if d, ok := h.bare[base]; ok && !g.bare {
+	if d, ok := h.bare.Get(base); ok && !g.bare {
 		// The URL without the parameter was fetched before.
 		l.observeGroup(h, p, g, absent, d, "", fresh)
 	}

@@ -96,10 +96,10 @@ type patternStat struct {
 	stripBad bool
 }
 
-// redirectStrip returns the names of the query parameters of from that
+// variantStrip returns the names of the query parameters of from that
 // to lacks, when to is from without them (the same path, the other
 // parameters equal, perhaps a number added), sorted; nil otherwise.
-func redirectStrip(from, to *url.URL) []string {
+func variantStrip(from, to *url.URL) []string {
 	if from.EscapedPath() != to.EscapedPath() || from.Host != to.Host || from.RawQuery == "" {
 		return nil
 	}
@@ -244,8 +244,8 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 			// The URL with more parameters is the variant: u for a copy
 			// or a redirect charged to its own pattern, the page it
 			// repeats when the earlier page was the variant.
-			if strip = redirectStrip(u, of); strip == nil && dup.Kind == DupCopy {
-				strip = redirectStrip(of, u)
+			if strip = variantStrip(u, of); strip == nil && dup.Kind == DupCopy {
+				strip = variantStrip(of, u)
 			}
 		}
 		switch {

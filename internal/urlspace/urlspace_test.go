@@ -151,6 +151,14 @@ func TestLearnerBounded(t *testing.T) {
 	if len(got) != 2 {
 		t.Errorf("host h4: %d parameters learned, want 2 (MaxParams)", len(got))
 	}
+	// The pages remembered for parameters' absence are bounded too.
+	m := NewLearner(LearnerConfig{})
+	for i := range maxBare + 100 {
+		m.Observe(mustParse(t, fmt.Sprintf("http://h.example/page%d", i)), fmt.Sprint(i))
+	}
+	if n := m.mu.hosts.peek("http://h.example").bare.Len(); n != maxBare {
+		t.Errorf("%d pages remembered for absence, want %d", n, maxBare)
+	}
 }
 
 func TestCheck(t *testing.T) {
