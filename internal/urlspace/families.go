@@ -103,12 +103,41 @@ func intersects(page, link string) bool {
 	if diff < 0 || ps[diff] == "" {
 		return false
 	}
-	for _, sep := range []string{"+", ",", "%2B", "%2b", "%2C", "%2c", ";", "|", "%7C"} {
+	for _, sep := range joinSeps {
 		if strings.HasPrefix(ls[diff], ps[diff]+sep) || strings.HasSuffix(ls[diff], sep+ps[diff]) || strings.Contains(ls[diff], sep+ps[diff]+sep) {
 			return true
 		}
 	}
 	return false
+}
+
+// joinSeps are the separators that join the values of a tag
+// intersection or a multi-valued filter, as URL keys write them.
+var joinSeps = []string{"+", ",", "%2B", "%2b", "%2C", "%2c", ";", "|", "%7C", "%7c", "%20"}
+
+// joined returns the values of v joined by one of joinSeps ("a,b" → a, b),
+// or nil for a single value.
+func joined(v string) []string {
+	for _, sep := range joinSeps {
+		if !strings.Contains(v, sep) {
+			continue
+		}
+		parts := strings.Split(v, sep)
+		if slices.Contains(parts, "") {
+			return nil
+		}
+		return parts
+	}
+	return nil
+}
+
+// mayJoin reports whether a request URI's last path segment or a query
+// value may join several values: a cheap test before joinedKnown.
+func mayJoin(uri string) bool {
+	path, query, _ := strings.Cut(uri, "?")
+	path = strings.TrimSuffix(path, "/")
+	last := path[strings.LastIndexByte(path, '/')+1:]
+	return strings.ContainsAny(last, "+,;|%") || strings.ContainsAny(query, "+,;|%")
 }
 
 // Section returns the section of a URL key: the first segment of its
@@ -161,7 +190,9 @@ func numeric(v string) bool {
 // number ("/tag/x/" → "/tag/x/page/2/").
 //
 // A number added that is 0 or 1 is not a next page: a flag (print=1), or
-// a first page named (start=0), which is the page itself.
+// a first page named (start=0), which is the page itself; nor is the
+// number the page's path holds ("/shoe-p77.html?product_id=77"): the
+// item's own, written again.
 func continues(page, link string) bool {
 	pp, pq := wordsOnly(page)
 	lp, lq := wordsOnly(link)
@@ -170,9 +201,10 @@ func continues(page, link string) bool {
 	}
 	_, pageQuery, _ := strings.Cut(page, "?")
 	_, linkQuery, _ := strings.Cut(link, "?")
+	pagePath, _, _ := strings.Cut(page, "?")
 	for part := range strings.SplitSeq(linkQuery, "&") {
 		name, v, _ := strings.Cut(part, "=")
-		if v != "" && FirstValue(v) && !hasName(pageQuery, name) {
+		if v != "" && !hasName(pageQuery, name) && (FirstValue(v) || numeric(v) && numberIn(pagePath, v)) {
 			return false
 		}
 	}
@@ -263,6 +295,13 @@ type FamilyConfig struct {
 	// faceted list share one budget, whatever their patterns. The default
 	// is 4.
 	DeepFree int
+	// TrialFree is MinFree for a family none of whose refinements
+	// yielded, in a section where BarrenAfter other families' refinements
+	// all yielded nothing: a site whose filters and sort orders turned out
+	// barren gives a new one a shorter trial. The default is 2.
+	TrialFree int
+	// BarrenAfter: see TrialFree. The default is 2.
+	BarrenAfter int
 	// HollowFree is how many pages of a family reached from another
 	// section may be near-copies of its other pages and yield nothing
 	// before the family is refused (see Hollow). The default is 6.
@@ -329,6 +368,119 @@ type famHost struct {
 	// smallest and largest seen: a parameter whose values are all years
 	// is a filter, not a page number.
 	nums map[string]*[2]int64
+	// values holds single query values seen, with their path and name
+	// (valueKey): a URL joining several of them narrows a known list.
+	values map[uint64]struct{}
+	// barren counts, by section, the families whose refinements were
+	// MinFree pages or more and all yielded nothing (famStat.barren).
+	barren map[string]int
+}
+
+// maxValues bounds the single query values followed per host.
+const maxValues = 8192
+
+// noteValues records the single values of a URL key's query parameters,
+// each with its path and name ("/tagged?tag=a"), for joinedKnown.
+func (h *famHost) noteValues(key string) {
+	path, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	for part := range strings.SplitSeq(q, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		if v == "" || joined(v) != nil || len(h.values) >= maxValues {
+			continue
+		}
+		if h.values == nil {
+			h.values = make(map[uint64]struct{})
+		}
+		h.values[valueKey(path, name, v)] = struct{}{}
+	}
+}
+
+func valueKey(path, name, v string) uint64 {
+	return (hash(path)*31^hash(name))*0x9e3779b97f4a7c15 ^ hash(v)
+}
+
+// joinedKnown reports whether a URL key joins values that the host
+// showed one at a time: a tag intersection or a filter of several values
+// ("/tag/a,b/" when "/tag/a/" is known, "/tagged?t=a+b" when
+// "/tagged?t=a" is). Such a URL narrows a known list wherever it is
+// linked from — an article's "more on a and b" — and is a refinement.
+func (h *famHost) joinedKnown(key string) bool {
+	uri := KeyRequestURI(key)
+	path, q, _ := strings.Cut(uri, "?")
+	trimmed := strings.TrimSuffix(path, "/")
+	if i := strings.LastIndexByte(trimmed, '/'); i >= 0 && h.tops != nil {
+		if parts := joined(trimmed[i+1:]); parts != nil {
+			dir := rootDir
+			for _, seg := range strings.Split(strings.Trim(trimmed[:i], "/"), "/") {
+				if seg != "" {
+					dir = subDir(dir, seg)
+				}
+			}
+			for _, p := range parts {
+				if _, ok := h.tops[segKey(dir, p)]; ok {
+					return true
+				}
+			}
+		}
+	}
+	if h.values == nil {
+		return false
+	}
+	for part := range strings.SplitSeq(q, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		for _, p := range joined(v) {
+			if _, ok := h.values[valueKey(path, name, p)]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// belowKnown reports whether a URL key's path is a known path with
+// segments added that the host shows below several directories, numbers
+// aside ("/wiki/a/b/compare/3/4" when "/wiki/a/b" is known and "compare"
+// is seen below three pages): a view, an action or a revision of a known
+// page, wherever it is linked from (a wiki's recent changes that link
+// every diff). Files ("index.html") are not.
+func (h *famHost) belowKnown(key string) bool {
+	if h.tops == nil || h.under == nil {
+		return false
+	}
+	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segs) < 3 {
+		return false
+	}
+	// dirs[k] is the directory of segs[:k].
+	var dirsBuf [16]uint64
+	dirs := dirsBuf[:0]
+	dir := rootDir
+	for _, seg := range segs {
+		dirs = append(dirs, dir)
+		dir = subDir(dir, seg)
+	}
+	words := 0
+	for k := len(segs) - 1; k >= 2; k-- {
+		seg := segs[k]
+		switch {
+		case seg == "" || strings.Contains(seg, "."):
+			return false
+		case !hasDigit(seg):
+			u := h.under[hash(seg)]
+			if u == nil || u[facetAfter-1] == 0 {
+				return false
+			}
+			words++
+		}
+		if words == 0 {
+			continue
+		}
+		if _, ok := h.tops[segKey(dirs[k-1], segs[k-1])]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // maxNums bounds the numeric parameters followed per host.
@@ -392,6 +544,40 @@ type famStat struct {
 	refusedH int    // of those, URLs linked rel="nofollow"
 	hinted   int    // pages whose canonical named another URL
 	examples []string
+	sec      string // the family's section
+	barren   bool   // counted in famHost.barren
+	numbered bool   // its URLs name pages by number (Numbered): a list's later pages
+}
+
+// refineYields returns how many of the family's refinements yielded.
+func (s *famStat) refineYields() int { return s.yielded[ClassRefine] + s.yielded[ClassHinted] }
+
+// noteBarren keeps famHost.barren up to date with a family's record.
+func (f *Families) noteBarren(h *famHost, s *famStat) {
+	_, other := s.wasted()
+	barren := other >= f.cfg.MinFree && s.refineYields() == 0
+	if barren == s.barren {
+		return
+	}
+	s.barren = barren
+	if h.barren == nil {
+		h.barren = make(map[string]int)
+	}
+	if barren {
+		h.barren[s.sec]++
+	} else {
+		h.barren[s.sec]--
+	}
+}
+
+// free returns how many refinements of a family may yield nothing before
+// its budget is spent: MinFree, or TrialFree for a family that has not
+// yielded in a section where BarrenAfter others were barren.
+func (f *Families) free(h *famHost, s *famStat) int {
+	if s.refineYields() == 0 && !s.barren && !s.numbered && h.barren[s.sec] >= f.cfg.BarrenAfter {
+		return f.cfg.TrialFree
+	}
+	return f.cfg.MinFree
 }
 
 // wasted returns the pages reached from within the section that yielded
@@ -414,6 +600,8 @@ func NewFamilies(cfg FamilyConfig) *Families {
 	cfg.MinFree = max(orDefault(cfg.MinFree, 6), 1)
 	cfg.DeepFree = max(orDefault(cfg.DeepFree, 4), 1)
 	cfg.HollowFree = max(orDefault(cfg.HollowFree, 6), 1)
+	cfg.TrialFree = min(max(orDefault(cfg.TrialFree, 2), 1), cfg.MinFree)
+	cfg.BarrenAfter = max(orDefault(cfg.BarrenAfter, 2), 1)
 	cfg.PerYield = max(orDefault(cfg.PerYield, 16), 1)
 	cfg.WideAfter = max(orDefault(cfg.WideAfter, 8), 2)
 	cfg.MaxFamilies = max(orDefault(cfg.MaxFamilies, 2048), 1)
@@ -484,14 +672,33 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 		n := 0
 		for _, seg := range segs[k+1:] {
 			// A file ("index.php", "post.html") is a page, not a filter;
-			// a number (a year, a month, an id) is a date or an item.
-			if _, ok := h.tops[segKey(dir, seg)]; ok && !strings.Contains(seg, ".") && hasLetter(seg) {
+			// a number (a year, a month, an id) is a date or an item, and
+			// a word and a number ("page-2", "p3") a list's later page.
+			if _, ok := h.tops[segKey(dir, seg)]; ok && !strings.Contains(seg, ".") && hasLetter(seg) && !pageSegment(seg) {
 				n++
 			}
 		}
 		best = max(best, n)
 	}
 	return best
+}
+
+// pageSegment reports whether a path segment names a list's page: a
+// word of up to ten letters and a number, perhaps joined by "-" or "_"
+// ("page-2", "p3", "seite_4"). A filter with a number keeps another
+// separator ("size:9").
+func pageSegment(seg string) bool {
+	i := 0
+	for i < len(seg) && i <= 10 && (seg[i]|0x20 >= 'a' && seg[i]|0x20 <= 'z') {
+		i++
+	}
+	if i == 0 || i > 10 {
+		return false
+	}
+	if i < len(seg) && (seg[i] == '-' || seg[i] == '_') {
+		i++
+	}
+	return i < len(seg) && numeric(seg[i:])
 }
 
 // Directories are followed by hash: rootDir is "/", subDir a directory
@@ -518,6 +725,7 @@ func (f *Families) Discovered(host, key string) {
 	defer f.mu.Unlock()
 	h := f.mu.hosts.get(host)
 	h.noteNums(key)
+	h.noteValues(key)
 	if len(segs) < 2 {
 		return
 	}
@@ -625,6 +833,14 @@ func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string
 // linkClass is LinkClass but for the page's own class.
 func (f *Families) linkClass(host, pageKey, linkKey string) int {
 	class := LinkClass(pageKey, linkKey)
+	if class == ClassOther {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if h := f.mu.hosts.peek(host); h != nil && (mayJoin(KeyRequestURI(linkKey)) && h.joinedKnown(linkKey) || h.belowKnown(linkKey)) {
+			return ClassRefine
+		}
+		return class
+	}
 	if class == ClassNext {
 		// A number added or changed that is a year ("?sec=a" →
 		// "?sec=a&year=2019") narrows the list by date: a filter.
@@ -748,6 +964,7 @@ func (f *Families) family(h *famHost, key string) string {
 // Page is a fetched page as Families charged it, for Yielded.
 type Page struct {
 	Family  string
+	host    string
 	class   int
 	stat    *famStat
 	deep    *famStat
@@ -762,9 +979,11 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mu.hosts.get(host)
-	p := &Page{Family: f.family(h, key), class: class}
+	p := &Page{Family: f.family(h, key), host: host, class: class}
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
+		p.stat.numbered = p.stat.numbered || Numbered(key)
+		f.noteBarren(h, p.stat)
 	}
 	if f.narrowed(h, key) {
 		if p.deep = f.deepStat(h, key); p.deep != nil {
@@ -785,6 +1004,9 @@ func (f *Families) Yielded(p *Page) {
 	p.yielded = true
 	if p.stat != nil {
 		p.stat.yielded[p.class]++
+		if h := f.mu.hosts.peek(p.host); h != nil && h.fams[p.Family] == p.stat {
+			f.noteBarren(h, p.stat)
+		}
 		if p.hollow {
 			p.stat.hollowY++
 		}
@@ -830,7 +1052,7 @@ func (f *Families) stat(h *famHost, fam string) *famStat {
 		if len(h.fams) >= f.cfg.MaxFamilies {
 			return nil
 		}
-		s = &famStat{}
+		s = &famStat{sec: section(fam)}
 		h.fams[fam] = s
 	}
 	return s
@@ -894,7 +1116,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s != nil && f.spent(s, class, f.cfg.MinFree) {
+	if s != nil && f.spent(s, class, f.free(h, s)) {
 		if count {
 			s.refused++
 			if class == ClassHinted {
@@ -1009,7 +1231,7 @@ func (f *Families) Wasteful(host string) []Family {
 			continue
 		}
 		out = append(out, Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
-			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(s, ClassRefine, f.cfg.MinFree) || f.spent(s, ClassOther, 0),
+			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(s, ClassRefine, f.free(h, s)) || f.spent(s, ClassOther, 0),
 			Examples: slices.Clone(s.examples)})
 	}
 	for sec, s := range h.deep {

@@ -24,6 +24,8 @@ func TestLinkClass(t *testing.T) {
 		// A flag or a first page named is not a next page.
 		{"http://h/viewtopic.php?t=5", "http://h/viewtopic.php?print=1&t=5", ClassRefine},
 		{"http://h/viewforum.php?f=2", "http://h/viewforum.php?f=2&start=0", ClassRefine},
+		{"http://h/shoe-p77.html", "http://h/shoe-p77.html?product_id=77", ClassRefine},
+		{"http://h/shoe-p77.html", "http://h/shoe-p77.html?page=2", ClassNext},
 		{"http://h/doku.php?id=a", "http://h/doku.php?do=revisions&id=a", ClassRefine},
 		{"http://h/tag/x+y", "http://h/tag/x+y+z", ClassRefine},
 		{"http://h/tag/x", "http://h/tag/y+x", ClassRefine},
@@ -349,7 +351,8 @@ func TestFamiliesPathFilters(t *testing.T) {
 	f := NewFamilies(FamilyConfig{})
 	for _, k := range []string{"http://h/shop/all/c:red/", "http://h/shop/all/size:9/", "http://h/c/red/",
 		"http://h/c/large/", "http://h/2021/02/a-post/", "http://h/std/vec/index.html", "http://h/std/index.html",
-		"http://h/w/index.php?title=Main", "http://h/2021/03/", "http://h/2021/01/"} {
+		"http://h/w/index.php?title=Main", "http://h/2021/03/", "http://h/2021/01/",
+		"http://h/browse/black/", "http://h/browse/large/", "http://h/browse/page-2/", "http://h/browse/p3/"} {
 		f.Discovered(host, k)
 	}
 	for _, c := range []struct {
@@ -367,6 +370,9 @@ func TestFamiliesPathFilters(t *testing.T) {
 		{"http://h/std/collections/vec/index.html", false},
 		{"http://h/w/index.php?title=Other", false},
 		{"http://h/2021/01/03/", false},
+		{"http://h/browse/black/page-2/", false},
+		{"http://h/browse/black/p3/", false},
+		{"http://h/browse/black/large/", true},
 	} {
 		if got := f.Narrowed(host, c.key); got != c.want {
 			t.Errorf("Narrowed(%s) = %v, want %v", c.key, got, c.want)
@@ -415,5 +421,66 @@ func TestFIFOMap(t *testing.T) {
 	}
 	if f.Len() != 3 {
 		t.Errorf("%d keys, want 3", f.Len())
+	}
+}
+
+// TestFamiliesJoinedKnown: a URL joining values that the host showed one
+// at a time (a tag intersection, a filter of several values) is a
+// refinement wherever it is linked from; a joined value nobody showed
+// alone is another page.
+func TestFamiliesJoinedKnown(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, k := range []string{"http://h/subject/red/", "http://h/subject/blue/", "http://h/tagged?t=red", "http://h/wiki/Paris"} {
+		f.Discovered(host, k)
+	}
+	for _, c := range []struct {
+		link string
+		want int
+	}{
+		{"http://h/subject/red,blue/", ClassRefine},
+		{"http://h/subject/green+red/", ClassRefine},
+		{"http://h/tagged?t=red,green", ClassRefine},
+		{"http://h/tagged?t=red%2Cgreen", ClassRefine},
+		{"http://h/tagged?t=green,yellow", ClassOther},
+		{"http://h/subject/green,yellow/", ClassOther},
+		{"http://h/other/red,blue/", ClassOther},
+		{"http://h/wiki/Paris,_Texas", ClassRefine}, // under a budget that yield buys back
+		{"http://h/wiki/Lyon,_France", ClassOther},
+	} {
+		if got := f.LinkClass(host, "http://h/a/12/an-article", ClassOther, c.link); got != c.want {
+			t.Errorf("LinkClass(an article, %s) = %d, want %d", c.link, got, c.want)
+		}
+	}
+}
+
+// TestFamiliesTrial: in a section where two families' refinements were
+// all barren, a new family's refinements get TrialFree pages, not
+// MinFree; a family that yields keeps MinFree, and once one of the
+// barren families yields the trial is off.
+func TestFamiliesTrial(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	fetchPages(f, host, keys("http://h/search/?o=s%d", 6), ClassRefine, false)
+	fetchPages(f, host, keys("http://h/search/?format=f%d", 6), ClassRefine, false)
+	fetchPages(f, host, keys("http://h/search/?author=a%d", 2), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/search/?author=zz", ClassRefine, false); !spent {
+		t.Error("a third barren family not spent after TrialFree pages")
+	}
+	// Another section is not judged by this one.
+	fetchPages(f, host, keys("http://h/list?o=s%d", 2), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/list?o=zz", ClassRefine, false); spent {
+		t.Error("another section's family got the trial")
+	}
+	// A family that has yielded keeps its MinFree.
+	fetchPages(f, host, keys("http://h/search/?year=y%d", 1), ClassRefine, true)
+	fetchPages(f, host, keys("http://h/search/?year=n%d", 2), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/search/?year=zz", ClassRefine, false); spent {
+		t.Error("a family that yielded got the trial")
+	}
+	// A barren family that yields is no longer counted.
+	fetchPages(f, host, []string{"http://h/search/?o=new"}, ClassRefine, true)
+	if _, spent := f.Spent(host, "http://h/search/?author=zz", ClassRefine, false); spent {
+		t.Error("the trial outlived the section's barren families")
 	}
 }

@@ -1,6 +1,7 @@
 package urlspace
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -81,6 +82,7 @@ type patternHost struct {
 	templates map[string]*patternStat
 	tails     map[string]*patternStat
 	spentTail []string // tails whose budget is spent, for Spent's suffix test
+	rewrites  map[rewrite]*rewriteStat
 }
 
 type patternStat struct {
@@ -94,6 +96,10 @@ type patternStat struct {
 	// says one did not.
 	strip    []string
 	stripBad bool
+	// stripVals holds, for each name of strip, the value the duplicates
+	// showed, or anyValue when it varied.
+	stripVals map[string]string
+	stripAdds bool // a page stood for had a parameter its variant lacked
 }
 
 // variantStrip returns the names of the query parameters of from that
@@ -139,8 +145,14 @@ func (p *Patterns) StripVariant(u *url.URL, drop func(string) bool) *url.URL {
 	h := p.mu.hosts.peek(host)
 	var strip []string
 	if h != nil {
-		if s := h.templates[tmpl]; s != nil && p.spent(s) && !s.stripBad && s.kinds[DupRedirect]+s.kinds[DupCopy] == s.dups {
+		if s := h.templates[tmpl]; s != nil && p.variants(s) && p.spentFor(s, u) {
 			strip = s.strip
+		}
+	}
+	if len(strip) == 0 && h != nil && h.rewrites != nil {
+		if _, _, to := h.rewritten(u, p.cfg.MinDuplicates); to != nil {
+			p.mu.Unlock()
+			return to
 		}
 	}
 	p.mu.Unlock()
@@ -186,6 +198,45 @@ func (p *Patterns) spent(s *patternStat) bool {
 	return s.dups >= p.cfg.MinDuplicates && s.dups >= s.fetched-s.dups
 }
 
+// variants reports whether a pattern's duplicates are all copies of, or
+// redirects to, the same URLs with the same parameters dropped
+// (variantStrip).
+func (p *Patterns) variants(s *patternStat) bool {
+	return s.dups >= p.cfg.MinDuplicates && !s.stripBad && len(s.strip) > 0 && s.kinds[DupRedirect]+s.kinds[DupCopy] == s.dups
+}
+
+// spentFor reports whether u, of the pattern s, is not to be fetched: the
+// pattern is spent, or it is one of variants (variants) and u carries the
+// parameters they dropped with the values they had — each value that was
+// the same in every duplicate ("offset=0"), any value of those that
+// varied ("forum=16", "forum=17"). Such a URL stands for the page
+// without them whatever the pattern's other pages were: variants fetched
+// before the pages they stand for count as new until those turn up, and
+// a "&offset=18" of the same pattern is another page.
+func (p *Patterns) spentFor(s *patternStat, u *url.URL) bool {
+	if p.spent(s) {
+		return true
+	}
+	if !p.variants(s) || s.stripAdds {
+		return false
+	}
+	q := u.Query()
+	for _, name := range s.strip {
+		vs, ok := q[name]
+		if !ok || len(vs) != 1 {
+			return false
+		}
+		if want := s.stripVals[name]; want != anyValue && vs[0] != want {
+			return false
+		}
+	}
+	return true
+}
+
+// anyValue marks, in patternStat.stripVals, a parameter whose value
+// varied between the duplicates.
+const anyValue = "\x00*"
+
 // Fetched charges a fetched page u (as fetched, its template taken with
 // drop, see Template) with what it was: new content when dup is the zero
 // Dup, a duplicate otherwise.
@@ -202,25 +253,38 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 		// The page fetched before is the variant: this page counts as
 		// its pattern's new content, and the earlier one, counted so
 		// then, as its pattern's duplicate.
-		p.charge(h.templates, tmpl, u, Dup{})
+		p.charge(h.templates, tmpl, u, Dup{}, false)
 		if s := h.templates[dup.OfTemplate]; s != nil {
 			s.fetched--
-			p.charge(h.templates, dup.OfTemplate, u, Dup{Kind: dup.Kind, Of: dup.Of})
+			p.charge(h.templates, dup.OfTemplate, u, Dup{Kind: dup.Kind, Of: dup.Of}, true)
 		}
 		return
 	}
-	p.charge(h.templates, tmpl, u, dup)
+	p.charge(h.templates, tmpl, u, dup, false)
+	switch dup.Kind {
+	case "":
+		if h.rewrites != nil {
+			h.noteRewrite(u, nil, "")
+		}
+	case DupView, DupCopy, DupRedirect:
+		if of, err := url.Parse(dup.Of); err == nil {
+			h.noteRewrite(u, of, dup.Kind)
+		}
+	}
 	if dup.Kind == DupEndless && strings.Trim(dup.Tail, "/") != "" {
 		if h.tails == nil {
 			h.tails = make(map[string]*patternStat)
 		}
-		if s := p.charge(h.tails, dup.Tail, u, dup); s != nil && p.spent(s) && !slices.Contains(h.spentTail, dup.Tail) {
+		if s := p.charge(h.tails, dup.Tail, u, dup, false); s != nil && p.spent(s) && !slices.Contains(h.spentTail, dup.Tail) {
 			h.spentTail = append(h.spentTail, dup.Tail)
 		}
 	}
 }
 
-func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup Dup) *patternStat {
+// charge charges a fetched page u to the pattern key. With rev, the
+// pattern is that of the page u repeats (dup.Of), a variant of u fetched
+// before it, rather than u's own.
+func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup Dup, rev bool) *patternStat {
 	s := m[key]
 	if s == nil {
 		if len(m) >= p.cfg.MaxPatterns {
@@ -241,11 +305,14 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 	if (dup.Kind == DupRedirect || dup.Kind == DupCopy) && !s.stripBad {
 		var strip []string
 		if of, err := url.Parse(dup.Of); err == nil {
-			// The URL with more parameters is the variant: u for a copy
-			// or a redirect charged to its own pattern, the page it
-			// repeats when the earlier page was the variant.
-			if strip = variantStrip(u, of); strip == nil && dup.Kind == DupCopy {
+			// The URL of the pattern charged is the variant: u for a
+			// copy or a redirect charged to its own pattern, the page it
+			// repeats when that was the variant (rev). A pattern's page
+			// that repeats a variant of itself strips nothing of its own.
+			if rev {
 				strip = variantStrip(of, u)
+			} else {
+				strip = variantStrip(u, of)
 			}
 		}
 		switch {
@@ -255,6 +322,29 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 			s.strip = strip
 		case !slices.Equal(s.strip, strip):
 			s.stripBad, s.strip = true, nil
+		}
+		if s.strip != nil {
+			variant, target := u, dup.Of
+			if rev {
+				variant, _ = url.Parse(dup.Of)
+				target = u.String()
+			}
+			q := variant.Query()
+			if t, err := url.Parse(target); err != nil || !subQuery(t, variant) {
+				// The page stood for adds a parameter of its own (a
+				// topic's last page): a strip, but not a bare one.
+				s.stripAdds = true
+			}
+			if s.stripVals == nil {
+				s.stripVals = make(map[string]string, len(s.strip))
+			}
+			for _, name := range s.strip {
+				v := q.Get(name)
+				if old, ok := s.stripVals[name]; ok && old != v {
+					v = anyValue
+				}
+				s.stripVals[name] = v
+			}
 		}
 	}
 	if len(s.examples) < maxExamples {
@@ -286,7 +376,7 @@ func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (patter
 	if h == nil {
 		return "", false
 	}
-	if s := h.templates[tmpl]; s != nil && p.spent(s) {
+	if s := h.templates[tmpl]; s != nil && p.spentFor(s, u) {
 		if count {
 			s.refused++
 		}
@@ -298,6 +388,14 @@ func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (patter
 				h.tails[tail].refused++
 			}
 			return "…/" + strings.TrimPrefix(tail, "/"), true
+		}
+	}
+	if h.rewrites != nil {
+		if r, s, _ := h.rewritten(u, p.cfg.MinDuplicates); s != nil {
+			if count {
+				s.refused++
+			}
+			return r.String(), true
 		}
 	}
 	return "", false
@@ -330,6 +428,12 @@ func (p *Patterns) Traps(host string) []Trap {
 	}
 	for t, s := range h.tails {
 		add("…/"+strings.TrimPrefix(t, "/"), s, true)
+	}
+	for r, s := range h.rewrites {
+		if s.views >= 2 {
+			out = append(out, Trap{Pattern: r.String(), Kinds: maps.Clone(s.kinds), Fetched: s.views + s.bad,
+				Duplicates: s.views, Refused: s.refused, Spent: s.spent(p.cfg.MinDuplicates), Examples: []string{s.example}})
+		}
 	}
 	slices.SortFunc(out, func(a, b Trap) int {
 		if a.Duplicates != b.Duplicates {

@@ -282,6 +282,57 @@ func TestStripVariant(t *testing.T) {
 	if got := c.StripVariant(mustParse(t, host+"/viewtopic.php?fid=2&tid=9&offset=0"), nil); got == nil || got.String() != host+"/viewtopic.php?tid=9" {
 		t.Errorf("StripVariant of a copy = %v, want %s/viewtopic.php?tid=9", got, host)
 	}
+	// Variants fetched before the pages they stand for count as new
+	// until those pages turn up as their copies; three such pairs with
+	// the same parameters dropped spend the pattern all the same.
+	v := NewPatterns(PatternConfig{})
+	for id := range 8 {
+		v.Fetched(mustParse(t, fmt.Sprintf("%s/show.php?forum=%d&topic=%d&offset=0", host, 2+id, id)), nil, Dup{})
+	}
+	for id := range 3 {
+		v.Fetched(mustParse(t, fmt.Sprintf("%s/show.php?topic=%d", host, id)), nil,
+			Dup{Kind: DupCopy, Of: fmt.Sprintf("%s/show.php?forum=%d&topic=%d&offset=0", host, 2+id, id), OfTemplate: "/show.php?forum&offset&topic"})
+	}
+	if got := v.StripVariant(mustParse(t, host+"/show.php?forum=3&topic=99&offset=0"), nil); got == nil || got.String() != host+"/show.php?topic=99" {
+		t.Errorf("StripVariant of a variant fetched first = %v, want %s/show.php?topic=99", got, host)
+	}
+	if _, spent := v.Spent(mustParse(t, host+"/show.php?forum=3&topic=99&offset=0"), nil, false); !spent {
+		t.Error("a pattern of variants not spent")
+	}
+	// Copies of a page addressed another way ("?pid=9" for a topic's
+	// second page) are not variants: the other pages of the pattern are
+	// pages.
+	x := NewPatterns(PatternConfig{})
+	for id := range 8 {
+		x.Fetched(mustParse(t, fmt.Sprintf("%s/vt.php?tid=%d&offset=18", host, id)), nil, Dup{})
+	}
+	for id := 8; id < 11; id++ {
+		x.Fetched(mustParse(t, fmt.Sprintf("%s/vt.php?tid=%d&offset=18", host, id)), nil, Dup{Kind: DupCopy, Of: fmt.Sprintf("%s/vt.php?pid=%d", host, 100+id)})
+	}
+	if _, spent := x.Spent(mustParse(t, host+"/vt.php?tid=50&offset=18"), nil, false); spent {
+		t.Error("a pattern whose copies were of pages addressed otherwise was spent as variants")
+	}
+	// The value that was the same in every pair ("offset=0") is part of
+	// the evidence: "offset=18" is another page.
+	if _, spent := v.Spent(mustParse(t, host+"/show.php?forum=3&topic=99&offset=18"), nil, false); spent {
+		t.Error("a later page of the pattern was refused")
+	}
+	if got := v.StripVariant(mustParse(t, host+"/show.php?forum=3&topic=99&offset=18"), nil); got != nil {
+		t.Errorf("StripVariant of a later page = %v", got)
+	}
+	// A pattern's pages that repeat variants of themselves fetched first
+	// ("/thread/5/" a copy of "/thread/5/?st=0") do not make the pattern
+	// one of variants: its pages are the pages.
+	w := NewPatterns(PatternConfig{})
+	for id := range 20 {
+		w.Fetched(mustParse(t, fmt.Sprintf("%s/thread/%d/", host, id)), nil, Dup{})
+	}
+	for id := 20; id < 23; id++ {
+		w.Fetched(mustParse(t, fmt.Sprintf("%s/thread/%d/", host, id)), nil, Dup{Kind: DupCopy, Of: fmt.Sprintf("%s/thread/%d/?st=0", host, id)})
+	}
+	if _, spent := w.Spent(mustParse(t, host+"/thread/99/"), nil, false); spent {
+		t.Error("a pattern whose pages repeated their own variants was spent")
+	}
 	r := NewPatterns(PatternConfig{})
 	r.Fetched(mustParse(t, host+"/thread.php?t=1&goto=newpost"), nil, Dup{Kind: DupRedirect, Of: host + "/thread.php?t=1"})
 	if got := r.StripVariant(mustParse(t, host+"/thread.php?t=2&goto=newpost"), nil); got != nil {

@@ -1,0 +1,263 @@
+package urlspace
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// A rewrite is how a host writes the URL of another form of a page from
+// the page's own: a path prefix ("/amp" + "/a/1/title"), a path suffix
+// ("/a/1/title" + "/amp", "/wiki/X" + "/print"), or query parameters
+// added with fixed values ("?output=amp", "?print=1") or with the number
+// the path holds ("/shoe-p77.html" + "?product_id=77"). A site's print and
+// AMP views follow one rewrite whatever the page, and their URLs often
+// hold the page's title, so no URL template groups them: the rewrite
+// does.
+type rewrite struct {
+	kind byte   // 'p' prefix, 's' suffix, 'q' query parameters
+	s    string // "/amp"; "/amp" or "amp/" (after a path ending in "/"); "output=amp&x=1", sorted
+}
+
+// String names the rewrite for the report: "/amp/…", "…/amp",
+// "…?output=amp".
+func (r rewrite) String() string {
+	switch r.kind {
+	case 'p':
+		return r.s + "/…"
+	case 's':
+		if strings.HasPrefix(r.s, "/") {
+			return "…" + r.s
+		}
+		return "…/" + r.s
+	}
+	return "…?" + strings.ReplaceAll(r.s, "="+ownNumber, "=N")
+}
+
+type rewriteStat struct {
+	views   int // pages of the rewrite that repeated the page it rewrites
+	kinds   map[string]int
+	bad     int // pages of the rewrite with content of their own
+	refused int
+	example string
+}
+
+// maxRewrites bounds the rewrites followed per host; maxRewritePart the
+// length of what one adds.
+const (
+	maxRewrites    = 64
+	maxRewritePart = 40
+)
+
+// rewriteOf returns the rewrite that gives u from of, two URLs of one
+// host: u's path is of's with a prefix or a suffix of one or two
+// segments without digits (u's parameters all of's), or u is of with
+// parameters added.
+func rewriteOf(of, u *url.URL) (rewrite, bool) {
+	if of.Host != u.Host {
+		return rewrite{}, false
+	}
+	op, up := of.EscapedPath(), u.EscapedPath()
+	if op == up {
+		extra := addedParams(of, u)
+		if len(extra) == 0 || len(extra) > 2 {
+			return rewrite{}, false
+		}
+		for i, part := range extra {
+			// A page number is another page of a list, whatever one
+			// pair showed (a list of one page showing it for page 2);
+			// the item's own number written again ("/shoe-p77.html" +
+			// "?product_id=77") is the item's.
+			if name, v, _ := strings.Cut(part, "="); numeric(v) && !FirstValue(v) {
+				if !numberIn(up, v) {
+					return rewrite{}, false
+				}
+				extra[i] = name + "=" + ownNumber
+			}
+		}
+		slices.Sort(extra)
+		s := strings.Join(extra, "&")
+		return rewrite{'q', s}, len(s) <= maxRewritePart
+	}
+	if !subQuery(u, of) || op == "" || op == "/" {
+		return rewrite{}, false
+	}
+	var r rewrite
+	switch {
+	case strings.HasSuffix(up, op) && strings.HasPrefix(op, "/"):
+		r = rewrite{'p', up[:len(up)-len(op)]}
+	case strings.HasPrefix(up, op) && (strings.HasSuffix(op, "/") || up[len(op)] == '/'):
+		r = rewrite{'s', up[len(op):]}
+	default:
+		return rewrite{}, false
+	}
+	segs := strings.Trim(r.s, "/")
+	if segs == "" || len(r.s) > maxRewritePart || strings.Count(segs, "/") > 1 || hasDigit(segs) ||
+		r.kind == 'p' && (!strings.HasPrefix(r.s, "/") || strings.HasSuffix(r.s, "/")) {
+		return rewrite{}, false
+	}
+	return r, true
+}
+
+// addedParams returns the parameters (name=value, sorted) of u that of
+// lacks. Those of of's that u lacks are left aside: the page fetched
+// first may have come with a tracking parameter ("?utm_campaign=home"),
+// and its view without it.
+func addedParams(of, u *url.URL) []string {
+	oq := strings.Split(of.RawQuery, "&")
+	var extra []string
+	for part := range strings.SplitSeq(u.RawQuery, "&") {
+		if part == "" {
+			continue
+		}
+		if i := slices.Index(oq, part); i >= 0 {
+			oq[i] = ""
+			continue
+		}
+		extra = append(extra, part)
+	}
+	slices.Sort(extra)
+	return extra
+}
+
+// subQuery reports whether every parameter of u is one of of's.
+func subQuery(u, of *url.URL) bool {
+	if u.RawQuery == "" {
+		return true
+	}
+	oq := strings.Split(of.RawQuery, "&")
+	for part := range strings.SplitSeq(u.RawQuery, "&") {
+		if part != "" && !slices.Contains(oq, part) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownNumber stands, in a query rewrite, for the number the URL's path
+// holds.
+const ownNumber = "%2A"
+
+// numberIn reports whether path holds the number n as a run of digits
+// of its own.
+func numberIn(path, n string) bool {
+	for i := 0; ; {
+		j := strings.Index(path[i:], n)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(n)
+		if (j == 0 || !isDigit(path[j-1])) && (end == len(path) || !isDigit(path[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// undo returns the URL whose rewrite u is, or nil when u is not one.
+func (r rewrite) undo(u *url.URL) *url.URL {
+	path := u.EscapedPath()
+	v := *u
+	v.Fragment, v.RawFragment = "", ""
+	switch r.kind {
+	case 'p':
+		rest, ok := strings.CutPrefix(path, r.s)
+		if !ok || !strings.HasPrefix(rest, "/") || rest == "/" {
+			return nil
+		}
+		path = rest
+	case 's':
+		rest, ok := strings.CutSuffix(path, r.s)
+		if !ok || rest == "" || rest == "/" || !strings.HasPrefix(r.s, "/") && !strings.HasSuffix(rest, "/") {
+			return nil
+		}
+		path = rest
+	case 'q':
+		parts := strings.Split(u.RawQuery, "&")
+		for p := range strings.SplitSeq(r.s, "&") {
+			i := slices.Index(parts, p)
+			if name, ok := strings.CutSuffix(p, "="+ownNumber); ok {
+				i = slices.IndexFunc(parts, func(part string) bool {
+					n, v, _ := strings.Cut(part, "=")
+					return n == name && numeric(v) && numberIn(path, v)
+				})
+			}
+			if i < 0 {
+				return nil
+			}
+			parts = slices.Delete(parts, i, i+1)
+		}
+		v.RawQuery = strings.Join(parts, "&")
+		return &v
+	}
+	p, err := url.PathUnescape(path)
+	if err != nil {
+		return nil
+	}
+	v.Path, v.RawPath = p, path
+	if v.EscapedPath() != path {
+		return nil
+	}
+	return &v
+}
+
+// noteRewrite records a fetched page u of host h: a repeat of the page
+// at of, of the Dup kind given (a view, a copy, a redirect), or new
+// content (of nil). For a view or a copy, the page fetched first may be
+// the rewrite of the other (an AMP page before its article); a redirect
+// counts from the rewrite only (a redirect from "/x" to "/en/x" does not
+// make "/en/x" a view of "/x").
+func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
+	if of == nil {
+		for r, s := range h.rewrites {
+			if r.undo(u) != nil {
+				s.bad++
+			}
+		}
+		return
+	}
+	r, ok := rewriteOf(of, u)
+	if !ok && kind != DupRedirect {
+		r, ok = rewriteOf(u, of)
+	}
+	if !ok {
+		return
+	}
+	s := h.rewrites[r]
+	if s == nil {
+		if len(h.rewrites) >= maxRewrites {
+			return
+		}
+		if h.rewrites == nil {
+			h.rewrites = make(map[rewrite]*rewriteStat)
+		}
+		s = &rewriteStat{example: u.String() + " = " + of.String(), kinds: make(map[string]int)}
+		h.rewrites[r] = s
+	}
+	s.views++
+	s.kinds[kind]++
+}
+
+// spent reports whether a rewrite has shown itself a host's way of
+// writing views: MinDuplicates pages repeated the page they rewrite, and
+// at least four times as many as had content of their own.
+func (s *rewriteStat) spent(minDups int) bool {
+	return s.views >= minDups && s.views >= 4*s.bad
+}
+
+// rewritten returns the spent rewrite u is of host h, and the URL it
+// rewrites.
+func (h *patternHost) rewritten(u *url.URL, minDups int) (rewrite, *rewriteStat, *url.URL) {
+	for r, s := range h.rewrites {
+		if !s.spent(minDups) {
+			continue
+		}
+		if to := r.undo(u); to != nil {
+			return r, s, to
+		}
+	}
+	return rewrite{}, nil, nil
+}

@@ -1,0 +1,137 @@
+package urlspace
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRewriteOf(t *testing.T) {
+	for _, c := range []struct {
+		of, u string
+		want  string // rewrite.String(), "" for none
+	}{
+		{"http://h/a/1/the-title", "http://h/amp/a/1/the-title", "/amp/…"},
+		{"http://h/a/1/the-title?trk=home", "http://h/amp/a/1/the-title", "/amp/…"},
+		{"http://h/a/the-title", "http://h/a/the-title/amp", "…/amp"},
+		{"http://h/a/the-title/", "http://h/a/the-title/amp/", "…/amp/"},
+		{"http://h/wiki/Page", "http://h/wiki/Page/print/view", "…/print/view"},
+		{"http://h/a/the-title", "http://h/a/the-title?output=amp", "…?output=amp"},
+		{"http://h/t?id=5", "http://h/t?id=5&print=1", "…?print=1"},
+		{"http://h/t?id=5", "http://h/t?id=5&page=2", ""}, // a page number
+		{"http://h/shoe-p77.html", "http://h/shoe-p77.html?product_id=77", "…?product_id=N"},
+		{"http://h/shoe-p77.html", "http://h/shoe-p77.html?product_id=7", ""},
+		{"http://h/a/the-title", "http://h/a/the-title/2", ""},
+		{"http://h/a/the-title", "http://h/a/the-title-2", ""},
+		{"http://h/a/x", "http://h/b/x", ""},
+		{"http://h/", "http://h/amp/", ""},
+		{"http://h/x", "http://h/x/", ""},
+		{"http://h/a/x", "http://h/amp/a/x?ref=1", ""}, // a parameter of its own
+		{"http://h/a/x", "http://other/amp/a/x", ""},
+	} {
+		r, ok := rewriteOf(mustParse(t, c.of), mustParse(t, c.u))
+		got := ""
+		if ok {
+			got = r.String()
+		}
+		if got != c.want {
+			t.Errorf("rewriteOf(%s, %s) = %q, want %q", c.of, c.u, got, c.want)
+		}
+		if ok {
+			back := r.undo(mustParse(t, c.u))
+			if back == nil || !strings.HasPrefix(c.of, back.String()) {
+				t.Errorf("undo(%s) = %v, want %s", c.u, back, c.of)
+			}
+		}
+	}
+	// undo leaves URLs that are not the rewrite's alone.
+	for _, c := range []struct {
+		r rewrite
+		u string
+	}{
+		{rewrite{'p', "/amp"}, "http://h/ampere/x"},
+		{rewrite{'p', "/amp"}, "http://h/amp/"},
+		{rewrite{'s', "amp/"}, "http://h/tag/camp/"},
+		{rewrite{'s', "/amp"}, "http://h/amp"},
+		{rewrite{'q', "print=1"}, "http://h/t?id=5&print=2"},
+		{rewrite{'q', "product_id=" + ownNumber}, "http://h/hat-p9.html?product_id=8"},
+		{rewrite{'q', "product_id=" + ownNumber}, "http://h/hat-p19.html?product_id=9"},
+	} {
+		if got := c.r.undo(mustParse(t, c.u)); got != nil {
+			t.Errorf("%v undo(%s) = %s, want nil", c.r, c.u, got)
+		}
+	}
+}
+
+// TestRewrites: views that rewrite their page's URL the same way (an AMP
+// prefix) are spent as one, whatever their templates, and stand for the
+// page they rewrite; a rewrite whose pages have content of their own is
+// not; a redirect counts one way only.
+func TestRewrites(t *testing.T) {
+	const host = "http://n.example"
+	p := NewPatterns(PatternConfig{})
+	for _, slug := range []string{"one", "two"} {
+		p.Fetched(mustParse(t, host+"/amp/a/"+slug), nil, Dup{Kind: DupView, Of: host + "/a/" + slug})
+	}
+	amp := mustParse(t, host+"/amp/a/four")
+	if _, spent := p.Spent(amp, nil, false); spent {
+		t.Error("spent after two views")
+	}
+	// The third pair the other way round: the AMP page fetched first.
+	p.Fetched(mustParse(t, host+"/a/three"), nil, Dup{Kind: DupView, Of: host + "/amp/a/three"})
+	if pat, spent := p.Spent(amp, nil, true); !spent || pat != "/amp/…" {
+		t.Errorf("Spent = %q, %v after three views", pat, spent)
+	}
+	if to := p.StripVariant(amp, nil); to == nil || to.String() != host+"/a/four" {
+		t.Errorf("StripVariant = %v, want %s/a/four", to, host)
+	}
+	if _, spent := p.Spent(mustParse(t, host+"/ampere/x"), nil, false); spent {
+		t.Error("a path that only starts like the prefix was refused")
+	}
+	var found bool
+	for _, tr := range p.Traps(host) {
+		if tr.Pattern == "/amp/…" {
+			found = tr.Duplicates == 3 && tr.Refused == 1 && tr.Spent && tr.Kinds[DupView] == 3
+		}
+	}
+	if !found {
+		t.Errorf("Traps = %+v, want /amp/… with 3 views, 1 refused", p.Traps(host))
+	}
+
+	// Pages of the rewrite with content of their own keep it open.
+	q := NewPatterns(PatternConfig{})
+	for _, slug := range []string{"a", "b", "c"} {
+		q.Fetched(mustParse(t, host+"/en/"+slug), nil, Dup{Kind: DupCopy, Of: host + "/" + slug})
+	}
+	for _, slug := range []string{"d", "e"} {
+		q.Fetched(mustParse(t, host+"/en/"+slug), nil, Dup{})
+	}
+	if _, spent := q.Spent(mustParse(t, host+"/en/f"), nil, false); spent {
+		t.Error("a rewrite with pages of its own was spent")
+	}
+
+	// A redirect from a page to its rewrite does not make the rewrite a
+	// view: "/x" → "/en/x" leaves "/en/y" to be fetched.
+	r := NewPatterns(PatternConfig{})
+	for _, slug := range []string{"a", "b", "c", "d"} {
+		r.Fetched(mustParse(t, host+"/"+slug), nil, Dup{Kind: DupRedirect, Of: host + "/en/" + slug})
+	}
+	if _, spent := r.Spent(mustParse(t, host+"/en/y"), nil, false); spent {
+		t.Error("the target of redirects was refused as a rewrite")
+	}
+}
+
+// TestRewritesBounded: a host's rewrites are bounded.
+func TestRewritesBounded(t *testing.T) {
+	const host = "http://n.example"
+	p := NewPatterns(PatternConfig{})
+	for i := range 3 * maxRewrites {
+		pre := "/v" + strings.Repeat("x", i%30) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		p.Fetched(mustParse(t, host+pre+"/a/page"), nil, Dup{Kind: DupView, Of: host + "/a/page"})
+	}
+	p.mu.Lock()
+	n := len(p.mu.hosts.peek(host).rewrites)
+	p.mu.Unlock()
+	if n != maxRewrites {
+		t.Errorf("%d rewrites kept, want %d", n, maxRewrites)
+	}
+}
