@@ -374,6 +374,10 @@ type famHost struct {
 	// barren counts, by section, the families whose refinements were
 	// MinFree pages or more and all yielded nothing (famStat.barren).
 	barren map[string]int
+	// barrenSig counts the same by the names of the query parameters of
+	// families whose URLs carry a word parameter ("o&page"): a sort order
+	// barren on two lists.
+	barrenSig map[string]int
 }
 
 // maxValues bounds the single query values followed per host.
@@ -547,6 +551,7 @@ type famStat struct {
 	sec      string // the family's section
 	barren   bool   // counted in famHost.barren
 	numbered bool   // its URLs name pages by number (Numbered): a list's later pages
+	sig      string // the names of its query parameters, when one has words for values ("o&page")
 }
 
 // refineYields returns how many of the family's refinements yielded.
@@ -562,19 +567,29 @@ func (f *Families) noteBarren(h *famHost, s *famStat) {
 	s.barren = barren
 	if h.barren == nil {
 		h.barren = make(map[string]int)
+		h.barrenSig = make(map[string]int)
 	}
-	if barren {
-		h.barren[s.sec]++
-	} else {
-		h.barren[s.sec]--
+	d := 1
+	if !barren {
+		d = -1
+	}
+	h.barren[s.sec] += d
+	if s.sig != "" {
+		h.barrenSig[s.sig] += d
 	}
 }
 
 // free returns how many refinements of a family may yield nothing before
 // its budget is spent: MinFree, or TrialFree for a family that has not
-// yielded in a section where BarrenAfter others were barren.
+// yielded in a section where BarrenAfter others were barren (a list's
+// later pages aside), or whose parameters, one of them with words for
+// values, were those of BarrenAfter barren families elsewhere on the
+// host (a sort order, sorted lists' later pages).
 func (f *Families) free(h *famHost, s *famStat) int {
-	if s.refineYields() == 0 && !s.barren && !s.numbered && h.barren[s.sec] >= f.cfg.BarrenAfter {
+	if s.refineYields() > 0 || s.barren {
+		return f.cfg.MinFree
+	}
+	if !s.numbered && h.barren[s.sec] >= f.cfg.BarrenAfter || s.sig != "" && h.barrenSig[s.sig] >= f.cfg.BarrenAfter {
 		return f.cfg.TrialFree
 	}
 	return f.cfg.MinFree
@@ -983,6 +998,9 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
 		p.stat.numbered = p.stat.numbered || Numbered(key)
+		if p.stat.sig == "" && wordParams(key) > 0 {
+			_, p.stat.sig, _ = strings.Cut(p.Family, "?")
+		}
 		f.noteBarren(h, p.stat)
 	}
 	if f.narrowed(h, key) {

@@ -484,3 +484,24 @@ func TestFamiliesTrial(t *testing.T) {
 		t.Error("the trial outlived the section's barren families")
 	}
 }
+
+// TestFamiliesTrialBySignature: a refinement whose parameters (one of
+// them a word) were barren on two lists elsewhere on the host — a sort
+// order, a sorted list's later pages — gets the trial in a section of its
+// own; a list's plain later pages do not.
+func TestFamiliesTrialBySignature(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, sec := range []string{"money", "sport"} {
+		fetchPages(f, host, keys("http://h/"+sec+"/?o=az&from=%d0", 6), ClassRefine, false)
+		fetchPages(f, host, keys("http://h/"+sec+"/?from=%d0", 6), ClassRefine, false)
+	}
+	fetchPages(f, host, keys("http://h/health/?o=az&from=%d0", 2), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/health/?o=az&from=90", ClassRefine, false); !spent {
+		t.Error("a sorted list's later pages not spent after the trial, though barren on two other lists")
+	}
+	fetchPages(f, host, keys("http://h/health/?from=%d0", 2), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/health/?from=90", ClassRefine, false); spent {
+		t.Error("a list's plain later pages got the trial")
+	}
+}

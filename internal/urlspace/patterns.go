@@ -266,7 +266,7 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 		if h.rewrites != nil {
 			h.noteRewrite(u, nil, "")
 		}
-	case DupView, DupCopy, DupRedirect:
+	case DupView, DupCopy, DupRedirect, DupReordered:
 		if of, err := url.Parse(dup.Of); err == nil {
 			h.noteRewrite(u, of, dup.Kind)
 		}

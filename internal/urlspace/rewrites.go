@@ -9,8 +9,9 @@ import (
 // A rewrite is how a host writes the URL of another form of a page from
 // the page's own: a path prefix ("/amp" + "/a/1/title"), a path suffix
 // ("/a/1/title" + "/amp", "/wiki/X" + "/print"), or query parameters
-// added with fixed values ("?output=amp", "?print=1") or with the number
-// the path holds ("/shoe-p77.html" + "?product_id=77"). A site's print and
+// added with fixed values ("?output=amp", "?print=1", a sort order
+// "?o=az" whose lists hold the same items as the list unsorted) or with
+// the number the path holds ("/shoe-p77.html" + "?product_id=77"). A site's print and
 // AMP views follow one rewrite whatever the page, and their URLs often
 // hold the page's title, so no URL template groups them: the rewrite
 // does.

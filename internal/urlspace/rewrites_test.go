@@ -97,6 +97,14 @@ func TestRewrites(t *testing.T) {
 		t.Errorf("Traps = %+v, want /amp/… with 3 views, 1 refused", p.Traps(host))
 	}
 
+	// A sort order whose lists hold the same items as the list unsorted.
+	for _, sec := range []string{"a", "b", "c"} {
+		p.Fetched(mustParse(t, host+"/"+sec+"/?o=az"), nil, Dup{Kind: DupReordered, Of: host + "/" + sec + "/"})
+	}
+	if to := p.StripVariant(mustParse(t, host+"/d/?o=az&page=2"), nil); to == nil || to.String() != host+"/d/?page=2" {
+		t.Errorf("StripVariant of a sorted list = %v, want %s/d/?page=2", to, host)
+	}
+
 	// Pages of the rewrite with content of their own keep it open.
 	q := NewPatterns(PatternConfig{})
 	for _, slug := range []string{"a", "b", "c"} {
