@@ -512,6 +512,9 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if dup.Kind == "" && !refresh {
 		var of string
 		of, mainWords = c.space.views.viewOf(hashString(urlnorm.HostKey(res.URL)), res.URL.String(), text)
+		if res.URL.RawQuery == "" {
+			c.space.families.BarePage(urlnorm.HostKey(res.URL), keyOf(res.URL), mainWords >= minViewWords)
+		}
 		if of != "" && classOf(item) == urlspace.ClassNext {
 			// A list's next page, or a calendar's day below its month,
 			// that shows an item fetched before is a list, not a view.

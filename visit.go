@@ -814,6 +814,13 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 			return nil, nil, nil, nil, text
 		}
 		canonical = page.Canonical
+		for _, action := range page.SearchForms {
+			// The site's search: its results, linked from elsewhere,
+			// are judged as one family (urlspace.Families).
+			if u, err := url.Parse(action); err == nil && urlnorm.HostKey(u) == urlnorm.HostKey(res.URL) {
+				c.space.families.SearchForm(urlnorm.HostKey(u), urlnorm.Key(u, nil))
+			}
+		}
 		// Meta robots and X-Robots-Tag "nofollow": the site asks that the
 		// page's links not be followed. (A name: prefix holds to the end of
 		// its header line, hence the newlines.)

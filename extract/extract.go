@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -77,6 +78,11 @@ type Page struct {
 	// de-duplication and the report, not a link: it is not in Links
 	// unless Options.CanonicalLinks is set.
 	Canonical *url.URL
+	// SearchForms holds the actions of the page's search forms — forms
+	// sent with GET that have a text field — resolved, without query or
+	// fragment, each once: the site's search, whose results are pages
+	// the site computes for each query. At most maxSearchForms.
+	SearchForms []string
 	// Charset is the name (WHATWG label) of the encoding the page
 	// declares, from its byte order mark, Options.ContentType or a <meta>,
 	// in that order of precedence; "" when it declares none. Hrefs of an
@@ -318,12 +324,16 @@ type pass struct {
 	canonSet  bool // a canonical was seen; canonical nil then means conflict
 	noFollow  bool
 	noIndex   bool
-	err       error
-	decoded   []byte // scratch for hrefs decoded to UTF-8
+	// form is the action of the GET form last opened, until a text field
+	// makes it a search form (forms).
+	form    *url.URL
+	forms   []string
+	err     error
+	decoded []byte // scratch for hrefs decoded to UTF-8
 }
 
 func (p *pass) page() *Page {
-	pg := &Page{Links: p.links, Base: p.doc, NoFollow: p.noFollow, NoIndex: p.noIndex, Canonical: p.canonical, Charset: p.charset}
+	pg := &Page{Links: p.links, Base: p.doc, NoFollow: p.noFollow, NoIndex: p.noIndex, Canonical: p.canonical, Charset: p.charset, SearchForms: p.forms}
 	if p.base != nil {
 		pg.Base = p.base
 	}
@@ -361,6 +371,7 @@ func (p *pass) start(body []byte) {
 	// over the page of its own.)
 	p.links = p.s.links[:0]
 	p.seen.reset(256)
+	p.form, p.forms = nil, nil
 }
 
 // token takes the scanner's current token, of kind k, and reports
@@ -492,9 +503,86 @@ func (p *pass) tag(raw []byte, end int, name string) {
 		}
 	case "meta":
 		p.meta(raw, end)
+	case "form":
+		p.openForm(raw, end)
+	case "input":
+		if p.form != nil && len(p.forms) < maxSearchForms && textInput(raw, end) {
+			if u := p.form.String(); !slices.Contains(p.forms, u) {
+				p.forms = append(p.forms, u)
+			}
+			p.form = nil
+		}
 	case "body":
 		p.inBody = true
 	}
+}
+
+// maxSearchForms bounds the search forms read of one page.
+const maxSearchForms = 8
+
+// openForm reads a <form>: one sent with GET (the default) has its
+// action, resolved (the document's own URL when it has none), kept in
+// p.form until a text field inside it shows it is a search form.
+func (p *pass) openForm(raw []byte, end int) {
+	p.form = nil
+	var action []byte
+	hasAction, get := false, true
+	eachAttr(raw, end, func(key, val []byte) bool {
+		switch {
+		case asciiLowerEqual(key, "action") && !hasAction:
+			action, hasAction = val, true
+		case asciiLowerEqual(key, "method"):
+			get = asciiLowerEqual(bytes.TrimSpace(val), "get")
+		}
+		return true
+	})
+	if !get {
+		return
+	}
+	if i := bytes.IndexAny(action, "?#"); i >= 0 {
+		action = action[:i] // a search's query is the form's fields
+	}
+	var u *url.URL
+	if len(bytes.TrimSpace(action)) == 0 {
+		base := p.doc
+		if p.base != nil {
+			base = p.base
+		}
+		v := *base
+		u = &v
+	} else if u = p.res.resolve(p.href(action)); u == nil {
+		return
+	}
+	v := *u
+	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
+	p.form = &v
+}
+
+// textInput reports whether an <input> is a text field: its type is
+// text or search, or missing or unknown (which HTML reads as text).
+func textInput(raw []byte, end int) bool {
+	text := true
+	eachAttr(raw, end, func(key, val []byte) bool {
+		if asciiLowerEqual(key, "type") {
+			t := bytes.TrimSpace(val)
+			text = len(t) == 0 || asciiLowerEqual(t, "text") || asciiLowerEqual(t, "search") || !knownInputType(t)
+			return false
+		}
+		return true
+	})
+	return text
+}
+
+// knownInputType reports whether t names an input type of HTML other
+// than text and search.
+func knownInputType(t []byte) bool {
+	for _, k := range []string{"hidden", "submit", "button", "checkbox", "radio", "password", "email", "number",
+		"date", "datetime-local", "month", "week", "time", "range", "color", "file", "image", "reset", "tel", "url"} {
+		if asciiLowerEqual(t, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // href returns the raw attribute value as UTF-8.

@@ -3,8 +3,10 @@ package extract
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -355,4 +357,45 @@ func FuzzSitemap(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestSearchForms(t *testing.T) {
+	for _, tt := range []struct {
+		html string
+		want []string
+	}{
+		{`<form action="/search/" method="get"><input name="q"><button>Go</button></form>`, []string{"http://example.com/search/"}},
+		{`<form action="/search?x=1#f"><input type="search" name="q"></form>`, []string{"http://example.com/search"}},
+		{`<form action="s.php" method=GET><input type=hidden name=do value=search><input type=TEXT name=q></form>`, []string{"http://example.com/dir/s.php"}},
+		{`<form><input name=q></form>`, []string{"http://example.com/dir/page"}},
+		// A form sent with POST, or without a text field, is not a search.
+		{`<form action="/post" method="post"><input name="message"></form>`, nil},
+		{`<form action="/sort"><input type="hidden" name="o" value="az"><input type=submit></form>`, nil},
+		{`<form action="/sort"><select name="o"></select></form>`, nil},
+		// Each action once, at most maxSearchForms.
+		{`<form action="/s"><input name=q></form><form action="/s"><input name=q></form>`, []string{"http://example.com/s"}},
+		{strings.Repeat(`<form action="/s"><input name=q></form>`, 1) + manyForms(20), nil},
+	} {
+		p, err := HTML(mustParse(t, "http://example.com/dir/page?id=3"), []byte(tt.html))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.want == nil && strings.HasPrefix(tt.html, `<form action="/s">`) {
+			if len(p.SearchForms) != maxSearchForms {
+				t.Errorf("%d search forms kept, want %d", len(p.SearchForms), maxSearchForms)
+			}
+			continue
+		}
+		if !slices.Equal(p.SearchForms, tt.want) {
+			t.Errorf("%s: SearchForms %q, want %q", tt.html, p.SearchForms, tt.want)
+		}
+	}
+}
+
+func manyForms(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `<form action="/s%d"><input name=q></form>`, i)
+	}
+	return b.String()
 }

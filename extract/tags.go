@@ -14,7 +14,7 @@ const tagOther tagID = 0
 // tagNames holds the names with an ID, the ID being the index.
 var tagNames = [...]string{"",
 	// Read by the link pass.
-	"a", "area", "frame", "iframe", "img", "script", "link", "base", "meta", "body",
+	"a", "area", "frame", "iframe", "img", "script", "link", "base", "meta", "body", "form", "input",
 	// Raw text or RCDATA, hidden, or inline (not read by the pass).
 	"noembed", "noframes", "noscript", "plaintext", "style", "textarea", "title", "xmp", "template", "svg",
 	"abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark",
@@ -70,7 +70,7 @@ func init() {
 	for i, n := range tagNames[1:] {
 		id := tagID(i + 1)
 		switch n {
-		case "a", "area", "frame", "iframe", "img", "script", "link", "base", "meta", "body":
+		case "a", "area", "frame", "iframe", "img", "script", "link", "base", "meta", "body", "form", "input":
 			tagFlags[id] |= tagLinks
 		}
 		switch n {

@@ -378,6 +378,64 @@ type famHost struct {
 	// families whose URLs carry a word parameter ("o&page"): a sort order
 	// barren on two lists.
 	barrenSig map[string]int
+	// search holds, by path, what is known of the site's search: the
+	// action of a search form (formAction), and whether the page at the
+	// path without a query was a bare form (bareThin) or a page of its own
+	// (bareFull).
+	search map[uint64]uint8
+}
+
+const (
+	formAction = 1 << iota
+	bareThin
+	bareFull
+)
+
+// maxSearch bounds the paths followed per host for searches.
+const maxSearch = 256
+
+// searchPath reports whether a path is the site's search: the action of a
+// GET form with a text field, whose page without a query is the form
+// alone (a search page, not a wiki's start page or a blog's home, whose
+// search forms send to their own paths). The root is never one: a blog's
+// search is "/?s=", and its home the site's entry.
+func (h *famHost) searchPath(path string) bool {
+	return h.search != nil && path != "/" && h.search[hash(path)]&(formAction|bareThin|bareFull) == formAction|bareThin
+}
+
+func (h *famHost) noteSearch(path string, bit uint8) {
+	if h.search == nil {
+		h.search = make(map[uint64]uint8)
+	}
+	k := hash(path)
+	if _, ok := h.search[k]; ok || len(h.search) < maxSearch {
+		h.search[k] |= bit
+	}
+}
+
+// SearchForm records the action (its URL key) of a search form found on
+// host: a GET form with a text field (extract.Page.SearchForms).
+func (f *Families) SearchForm(host, key string) {
+	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mu.hosts.get(host).noteSearch(path, formAction)
+}
+
+// BarePage records that a page of host without a query (its key) had
+// main text of its own (full) or none (a bare form, a list of links).
+func (f *Families) BarePage(host, key string, full bool) {
+	path, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	if q != "" {
+		return
+	}
+	bit := uint8(bareThin)
+	if full {
+		bit = bareFull
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mu.hosts.get(host).noteSearch(path, bit)
 }
 
 // maxValues bounds the single query values followed per host.
@@ -485,6 +543,18 @@ func (h *famHost) belowKnown(key string) bool {
 		}
 	}
 	return false
+}
+
+// searchResult reports whether a URL key is a page of the site's search
+// (searchPath) with a query: a result the site computes for the query,
+// which narrows the site's content wherever it is linked from (a
+// member's posts from a profile, a term from a tag cloud).
+func (h *famHost) searchResult(key string) bool {
+	if h.search == nil {
+		return false
+	}
+	path, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	return q != "" && h.searchPath(path)
 }
 
 // maxNums bounds the numeric parameters followed per host.
@@ -851,7 +921,7 @@ func (f *Families) linkClass(host, pageKey, linkKey string) int {
 	if class == ClassOther {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if h := f.mu.hosts.peek(host); h != nil && (mayJoin(KeyRequestURI(linkKey)) && h.joinedKnown(linkKey) || h.belowKnown(linkKey)) {
+		if h := f.mu.hosts.peek(host); h != nil && (mayJoin(KeyRequestURI(linkKey)) && h.joinedKnown(linkKey) || h.belowKnown(linkKey) || h.searchResult(linkKey)) {
 			return ClassRefine
 		}
 		return class

@@ -505,3 +505,40 @@ func TestFamiliesTrialBySignature(t *testing.T) {
 		t.Error("a list's plain later pages got the trial")
 	}
 }
+
+// TestFamiliesSearch: the results of a site's search (a GET form's
+// action whose own page is the form alone) are refinements wherever they
+// are linked from; a form sent to a page with text of its own (a wiki's
+// doku.php, a blog's home) leaves that page's URLs alone.
+func TestFamiliesSearch(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, k := range []string{"http://h/search/", "http://h/doku.php", "http://h/"} {
+		f.SearchForm(host, k)
+	}
+	f.BarePage(host, "http://h/search/", false)
+	f.BarePage(host, "http://h/doku.php", true)
+	f.BarePage(host, "http://h/", false)
+	f.BarePage(host, "http://h/search/?q=x", true) // a result: not the bare page
+	for _, c := range []struct {
+		link string
+		want int
+	}{
+		{"http://h/search/?by=12", ClassRefine},
+		{"http://h/search/?q=word", ClassRefine},
+		{"http://h/search/", ClassOther},
+		{"http://h/doku.php?id=start", ClassOther},
+		{"http://h/?p=5", ClassOther},
+		{"http://h/find?q=word", ClassOther},
+	} {
+		if got := f.LinkClass(host, "http://h/member.php?u=3", ClassOther, c.link); got != c.want {
+			t.Errorf("LinkClass(a profile, %s) = %d, want %d", c.link, got, c.want)
+		}
+	}
+	// A form seen but its page never fetched: not known to be a search.
+	g := NewFamilies(FamilyConfig{})
+	g.SearchForm(host, "http://h/search/")
+	if got := g.LinkClass(host, "http://h/member.php?u=3", ClassOther, "http://h/search/?by=12"); got != ClassOther {
+		t.Errorf("an unconfirmed search's result: class %d", got)
+	}
+}
