@@ -555,7 +555,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 					alike++
 				}
 			}
-			if alike >= 1 {
+			if alike >= 1 || c.space.families.HollowShown(page) {
 				c.space.families.Hollow(page)
 			}
 		}

@@ -1122,6 +1122,19 @@ func (f *Families) Hollow(p *Page) {
 	}
 }
 
+// HollowShown reports whether a page's family has shown hollowKnown
+// hollow pages (near-copies of each other): its other pages without main
+// text of their own are then hollow too, alike or not — a short page's
+// print is thrown far by the one line that names its item.
+func (f *Families) HollowShown(p *Page) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return p.stat != nil && p.stat.hollow >= hollowKnown
+}
+
+// hollowKnown is how many hollow pages show a family's kind.
+const hollowKnown = 3
+
 // Hinted records that a page named another URL as its canonical.
 func (f *Families) Hinted(p *Page) {
 	f.mu.Lock()

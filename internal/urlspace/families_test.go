@@ -542,3 +542,26 @@ func TestFamiliesSearch(t *testing.T) {
 		t.Errorf("an unconfirmed search's result: class %d", got)
 	}
 }
+
+// TestFamiliesHollowShown: a family shows its kind once hollowKnown of
+// its pages were hollow; a family none of whose pages were is not taken
+// for one.
+func TestFamiliesHollowShown(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	var last *Page
+	for i := range hollowKnown {
+		p := f.Fetched(host, fmt.Sprintf("http://h/wish/add/%d", i), ClassOther)
+		if f.HollowShown(p) {
+			t.Fatalf("shown after %d hollow pages", i)
+		}
+		f.Hollow(p)
+		last = p
+	}
+	if !f.HollowShown(last) {
+		t.Error("not shown after hollowKnown hollow pages")
+	}
+	if p := f.Fetched(host, "http://h/a/12/story", ClassOther); f.HollowShown(p) {
+		t.Error("another family shown hollow")
+	}
+}
