@@ -133,13 +133,51 @@ func (d *Defaults) learn(host, param string, same bool) {
 	}
 	if !same {
 		e.counter = true
+	} else {
+		e.pairs++
+		if e.learned(param) {
+			d.any.Store(true)
+		}
+	}
+	d.widen(*h, param)
+}
+
+// wideAfter is how many paths must have taught a default, and none
+// withdrawn it, for it to hold on every path of the host: from=0 on
+// /sections/world, /sections/books and /tags/x is the host's way of
+// naming a first page.
+const wideAfter = 3
+
+// widePrefix marks, in a host's map, the entry counting the paths that
+// taught a "name=value" (pairs) and whether one withdrew it (counter).
+const widePrefix = "\x00*?"
+
+// widen recounts the host-wide entry of the parameter of param
+// ("path?name=value").
+func (d *Defaults) widen(h map[string]*dflt, param string) {
+	if strings.HasPrefix(param, widePrefix) {
 		return
 	}
-	e.pairs++
-	if e.learned(param) {
-		d.any.Store(true)
+	_, p, _ := strings.Cut(param, "?")
+	w := &dflt{}
+	for k, e := range h {
+		if strings.HasPrefix(k, widePrefix) || !strings.HasSuffix(k, "?"+p) {
+			continue
+		}
+		if e.counter {
+			w.counter = true
+		}
+		if e.learned(k) {
+			w.pairs++
+		}
+	}
+	if _, ok := h[widePrefix+p]; ok || len(h) < 256 {
+		h[widePrefix+p] = w
 	}
 }
+
+// wide reports whether a host-wide entry holds on every path.
+func (e *dflt) wide() bool { return e != nil && !e.counter && e.pairs >= wideAfter }
 
 // scope names a parameter ("name=value") of a URL key's base (scheme,
 // host and path) for the path it was seen under, digit segments masked:
@@ -194,7 +232,8 @@ func (d *Defaults) Strip(host string, u *url.URL) (*url.URL, bool) {
 	kept := params[:0:0]
 	path := pathOf(u.EscapedPath())
 	for _, p := range params {
-		if k := path + "?" + p; (*h)[k].learned(k) {
+		k := path + "?" + p
+		if e := (*h)[k]; e.learned(k) || (e == nil || !e.counter) && (*h)[widePrefix+p].wide() {
 			continue
 		}
 		kept = append(kept, p)
@@ -220,7 +259,7 @@ func (d *Defaults) Learned(host string) map[string]int {
 	}
 	out := map[string]int{}
 	for p, e := range *h {
-		if e.learned(p) {
+		if !strings.HasPrefix(p, widePrefix) && e.learned(p) {
 			out[p] = e.pairs
 		}
 	}
@@ -233,7 +272,7 @@ func (d *Defaults) Hosts() []string {
 	var hosts []string
 	d.mu.hosts.each(func(host string, h *map[string]*dflt) {
 		for p, e := range *h {
-			if e.learned(p) {
+			if !strings.HasPrefix(p, widePrefix) && e.learned(p) {
 				hosts = append(hosts, host)
 				return
 			}

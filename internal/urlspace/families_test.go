@@ -256,6 +256,27 @@ func TestDefaults(t *testing.T) {
 	if _, ok := d.Strip("http://other", u("http://other/viewforum.php?f=2&start=0")); ok {
 		t.Error("stripped on another host")
 	}
+	// Taught on three paths and withdrawn on none, a default holds on
+	// every path of the host; withdrawn on one, on none but those that
+	// taught it.
+	for _, sec := range []string{"world", "books", "tech"} {
+		d.Observe(host, "http://h/sections/"+sec, "S"+sec)
+		d.Observe(host, "http://h/sections/"+sec+"?from=0", "S"+sec)
+	}
+	if s, ok := d.Strip(host, u("http://h/tags/x?from=0")); !ok || s.String() != "http://h/tags/x" {
+		t.Errorf("Strip on another path after three = %v, %v", s, ok)
+	}
+	d.Observe(host, "http://h/authors/a", "A1")
+	d.Observe(host, "http://h/authors/a?from=0", "A2")
+	if _, ok := d.Strip(host, u("http://h/tags/x?from=0")); ok {
+		t.Error("stripped host-wide after a counter-example")
+	}
+	if _, ok := d.Strip(host, u("http://h/sections/world?from=0")); !ok {
+		t.Error("a path that taught it lost it")
+	}
+	if got := d.Learned(host); len(got) != 5 {
+		t.Errorf("Learned = %v, want the two before and the three paths", got)
+	}
 }
 
 // TestDefaultsBounded: past MaxPages the oldest pages are forgotten, and
