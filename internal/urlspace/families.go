@@ -371,6 +371,9 @@ type famHost struct {
 	// values holds single query values seen, with their path and name
 	// (valueKey): a URL joining several of them narrows a known list.
 	values map[uint64]struct{}
+	// names counts, by path and parameter name (nameKey), the distinct
+	// word values seen, up to wideValues.
+	names map[uint64]uint16
 	// barren counts, by section, the families whose refinements were
 	// MinFree pages or more and all yielded nothing (famStat.barren).
 	barren map[string]int
@@ -452,9 +455,62 @@ func (h *famHost) noteValues(key string) {
 		}
 		if h.values == nil {
 			h.values = make(map[uint64]struct{})
+			h.names = make(map[uint64]uint16)
 		}
-		h.values[valueKey(path, name, v)] = struct{}{}
+		k := valueKey(path, name, v)
+		if _, ok := h.values[k]; ok {
+			continue
+		}
+		h.values[k] = struct{}{}
+		if wordValue(v) {
+			if n := h.names[nameKey(path, name)]; n < wideValues {
+				h.names[nameKey(path, name)] = n + 1
+			}
+		}
 	}
+}
+
+// wideValues is how many distinct word values a parameter of a path must
+// show for it to name resources rather than narrow a list: a wiki's
+// doku.php?id=, a CMS's index.php?title=, against a list's ?color= or
+// ?sort=.
+const wideValues = 32
+
+func nameKey(path, name string) uint64 { return hash(path)*31 ^ hash(name) }
+
+// wordValue reports whether a parameter value is a word or words, not a
+// number, a date or a token: letters and no digits.
+func wordValue(v string) bool { return hasLetter(v) && !hasDigit(v) }
+
+// resourceParam reports whether a link differs from the page, of the same
+// path, only by the value of one parameter that names resources on the
+// host (wideValues word values): another page, not a refinement.
+func (h *famHost) resourceParam(pageKey, linkKey string) bool {
+	if h.names == nil {
+		return false
+	}
+	pp, pq, _ := strings.Cut(KeyRequestURI(pageKey), "?")
+	lp, lq, _ := strings.Cut(KeyRequestURI(linkKey), "?")
+	if pp != lp {
+		return false
+	}
+	pparts, lparts := strings.Split(pq, "&"), strings.Split(lq, "&")
+	if len(pparts) != len(lparts) {
+		return false
+	}
+	changed := ""
+	for i := range lparts {
+		if lparts[i] == pparts[i] {
+			continue
+		}
+		ln, lv, _ := strings.Cut(lparts[i], "=")
+		pn, _, _ := strings.Cut(pparts[i], "=")
+		if ln != pn || changed != "" || !wordValue(lv) {
+			return false
+		}
+		changed = ln
+	}
+	return changed != "" && h.names[nameKey(lp, changed)] >= wideValues
 }
 
 func valueKey(path, name, v string) uint64 {
@@ -918,6 +974,13 @@ func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string
 // linkClass is LinkClass but for the page's own class.
 func (f *Families) linkClass(host, pageKey, linkKey string) int {
 	class := LinkClass(pageKey, linkKey)
+	if class == ClassRefine {
+		f.mu.Lock()
+		if h := f.mu.hosts.peek(host); h != nil && h.resourceParam(pageKey, linkKey) {
+			class = ClassOther
+		}
+		f.mu.Unlock()
+	}
 	if class == ClassOther {
 		f.mu.Lock()
 		defer f.mu.Unlock()

@@ -586,3 +586,32 @@ func TestFamiliesHollowShown(t *testing.T) {
 		t.Error("another family shown hollow")
 	}
 }
+
+// TestFamiliesResourceParam: a parameter that names many resources by
+// words (a wiki's ?id=) changes the page, not a refinement of it; a
+// list's filter with few values, and values with digits (dates, tokens),
+// stay refinements.
+func TestFamiliesResourceParam(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for i := range wideValues {
+		f.Discovered(host, fmt.Sprintf("http://h/doku.php?id=ns:page_%c%c", 'a'+i%26, 'a'+i/26))
+		f.Discovered(host, fmt.Sprintf("http://h/cal?day=2024-01-%02d", i%28+1))
+	}
+	for _, c := range []string{"red", "blue", "green"} {
+		f.Discovered(host, "http://h/shop?color="+c)
+	}
+	for _, c := range []struct {
+		page, link string
+		want       int
+	}{
+		{"http://h/doku.php?id=ns:page_aa", "http://h/doku.php?id=ns:page_ba", ClassOther},
+		{"http://h/doku.php?id=ns:page_aa", "http://h/doku.php?do=revisions&id=ns:page_aa", ClassRefine},
+		{"http://h/shop?color=red", "http://h/shop?color=blue", ClassRefine},
+		{"http://h/cal?day=2024-01-02", "http://h/cal?day=2024-01-03", ClassRefine},
+	} {
+		if got := f.LinkClass(host, c.page, ClassOther, c.link); got != c.want {
+			t.Errorf("LinkClass(%s, %s) = %d, want %d", c.page, c.link, got, c.want)
+		}
+	}
+}
