@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/flate"
-
-	"github.com/gentlecrawl/gentlecrawl/internal/rawio"
 )
 
 // OpenSuffix is appended to the name of a file while it is being written.
@@ -140,10 +138,9 @@ type Writer struct {
 		// filled it was written; the next Write or Close reports it, so that an
 		// error from Write always means the exchange was not written.
 		rotateErr error
-		f         *os.File    // nil between files
-		out       *rawio.File // f's writer (package rawio)
-		path      string      // path of f, ending in OpenSuffix
-		size      int64       // bytes in f
+		f         *os.File // nil between files
+		path      string   // path of f, ending in OpenSuffix
+		size      int64    // bytes in f
 		// infoID is the warcinfo record ID of the current file or, when no file is
 		// open, of the next one, so Write can encode records before it knows
 		// whether a file must be opened.
@@ -378,7 +375,7 @@ func (w *Writer) appendLocked(p []byte, reqLen int, entry indexEntry) error {
 // writeLocked appends p to the current file. A short write is cut off again, so
 // the file never ends in part of a record while the writer is alive.
 func (w *Writer) writeLocked(p []byte) error {
-	n, err := w.mu.out.Write(p)
+	n, err := w.mu.f.Write(p)
 	if err == nil {
 		w.mu.size += int64(n)
 		return nil
@@ -446,7 +443,7 @@ func (w *Writer) openLocked() error {
 		serial++ // someone else took this name since the scan
 	}
 
-	w.mu.f, w.mu.out, w.mu.path, w.mu.size = f, rawio.NewFile(f), path, 0
+	w.mu.f, w.mu.path, w.mu.size = f, path, 0
 	w.mu.files = append(w.mu.files, path)
 
 	var buf bytes.Buffer

@@ -5,7 +5,6 @@ package fetch
 import (
 	"net"
 	"syscall"
-	"unsafe"
 )
 
 // peekOpen reports whether conn, idle, is still open with nothing to
@@ -22,15 +21,7 @@ func peekOpen(conn net.Conn) bool {
 	}
 	open := true
 	err = rc.Read(func(fd uintptr) bool {
-		// A raw call, as rawio's: this is the first system call of most
-		// requests, and a plain one woke the runtime's monitor.
-		var b [1]byte
-		r, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1, syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
-		n := int(r)
-		var err error
-		if errno != 0 {
-			err = errno
-		}
+		n, err := peekFD(fd)
 		switch {
 		case err == syscall.EAGAIN || err == syscall.EINTR:
 			// Nothing to read (or not asked): open.

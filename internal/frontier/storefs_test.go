@@ -8,15 +8,13 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
-
-	"github.com/gentlecrawl/gentlecrawl/internal/rawio"
 )
 
-// TestStoreFilesWriteRaw: on a local file system the store's files are
-// written by raw system calls (package rawio), in tmpfs without fsyncs,
-// and what they hold is what was written, through every way Pebble opens
-// a file for writing, on disk and in /dev/shm.
-func TestStoreFilesWriteRaw(t *testing.T) {
+// TestStoreFiles: the store's files are the operating system's, in tmpfs
+// without preallocation or fsyncs, and what they hold is what was
+// written, through every way Pebble opens a file for writing, on disk and
+// in /dev/shm.
+func TestStoreFiles(t *testing.T) {
 	dirs := []string{t.TempDir()}
 	if onTmpfs("/dev/shm") {
 		shm, err := os.MkdirTemp("/dev/shm", "gentlecrawl-storefs-")
@@ -36,10 +34,9 @@ func testStoreFiles(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	fs := storeFS(dir, nil)
-	tmpfs, raw := onTmpfs(dir), rawio.Raw() && rawio.LocalDir(dir)
-	sf, ok := fs.(storeFiles)
-	if ok != (tmpfs || raw) || ok && (sf.tmpfs != tmpfs || sf.raw != raw) {
-		t.Fatalf("store in %s: file system %#v; want tmpfs %v, raw %v", dir, fs, tmpfs, raw)
+	tmpfs := onTmpfs(dir)
+	if _, ok := fs.(storeFiles); ok != tmpfs {
+		t.Fatalf("store in %s: file system %#v; want tmpfs %v", dir, fs, tmpfs)
 	}
 	var want []byte
 	for i := range 50 {
@@ -65,10 +62,8 @@ func testStoreFiles(t *testing.T, dir string) {
 		if err != nil {
 			t.Fatal(how, err)
 		}
-		if ok && sf.raw {
-			if s, isStore := f.(storeFile); !isStore || !s.raw {
-				t.Errorf("%s: file %T not written raw", how, f)
-			}
+		if _, isStore := f.(storeFile); isStore != tmpfs {
+			t.Errorf("%s: file %T in tmpfs %v", how, f, tmpfs)
 		}
 		for p := want; len(p) > 0; {
 			n := min(len(p), 4096)
@@ -95,6 +90,32 @@ func testStoreFiles(t *testing.T, dir string) {
 		r.Close()
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: file holds %d bytes, want the %d written", how, len(got), len(want))
+		}
+	}
+}
+
+// TestStoreFSDirItself: a store is judged by its own directory, or by
+// its nearest existing ancestor when it is not made yet, never by its
+// parent when it exists: a tmpfs mounted below a disk directory skips its
+// fsyncs, a disk directory below a tmpfs keeps them.
+func TestStoreFSDirItself(t *testing.T) {
+	if !onTmpfs("/dev/shm") {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	shm, err := os.MkdirTemp("/dev/shm", "gentlecrawl-storefs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	if got := nearestExisting(filepath.Join(shm, "not", "made", "yet")); got != shm {
+		t.Errorf("nearestExisting = %s, want %s", got, shm)
+	}
+	if _, ok := storeFS(filepath.Join(shm, "job", "store"), nil).(storeFiles); !ok {
+		t.Error("a store to be made in tmpfs keeps its fsyncs")
+	}
+	if disk := t.TempDir(); !onTmpfs(disk) {
+		if _, ok := storeFS(disk, nil).(storeFiles); ok {
+			t.Error("a store on disk skips its fsyncs")
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
@@ -196,104 +195,4 @@ func TestNewConnOfOtherConns(t *testing.T) {
 	if got := NewConn(a); got != a {
 		t.Fatalf("NewConn of a pipe = %T, want the pipe itself", got)
 	}
-}
-
-func TestFileWrites(t *testing.T) {
-	for _, dir := range []string{t.TempDir(), shmDir(t)} {
-		if dir == "" {
-			continue
-		}
-		path := filepath.Join(dir, "f")
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := NewFile(f)
-		if runtime.GOOS == "linux" && w.Raw() != Local(f) {
-			t.Errorf("%s: raw %v, local %v", dir, w.Raw(), Local(f))
-		}
-		var want []byte
-		r := rand.New(rand.NewPCG(3, 4))
-		for i := range 200 {
-			p := make([]byte, r.IntN(20000))
-			for j := range p {
-				p[j] = byte(i + j)
-			}
-			n, err := w.Write(p)
-			if err != nil || n != len(p) {
-				t.Fatalf("%s: Write of %d bytes = %d, %v", dir, len(p), n, err)
-			}
-			want = append(want, p...)
-		}
-		fd := f.Fd()
-		if Raw() {
-			if n, err := WriteFD(fd, []byte("tail")); n != 4 || err != nil {
-				t.Fatalf("WriteFD = %d, %v", n, err)
-			}
-			want = append(want, "tail"...)
-		}
-		f.Close()
-		got, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("%s: file holds %d bytes (err %v), want %d", dir, len(got), err, len(want))
-		}
-		// A write to a closed file fails, and says so.
-		if _, err := w.Write([]byte("x")); err == nil {
-			t.Fatalf("%s: write to a closed file succeeded", dir)
-		}
-	}
-}
-
-// TestFileWriteError: a write the kernel refuses is an error naming the
-// file, with the bytes written before it.
-func TestFileWriteError(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("/dev/full is Linux's")
-	}
-	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		t.Skip(err)
-	}
-	defer f.Close()
-	w := &File{f: f}
-	w.rc, _ = f.SyscallConn() // raw, whatever /dev's file system
-	n, err := w.Write([]byte("abc"))
-	var pe *os.PathError
-	if n != 0 || !errors.As(err, &pe) || pe.Path != "/dev/full" || !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("write to /dev/full = %d, %v; want ENOSPC naming the file", n, err)
-	}
-}
-
-func TestLocal(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Linux only")
-	}
-	if LocalDir("/proc") {
-		t.Error("/proc counted as a local file system for writes")
-	}
-	if d := shmDir(t); d != "" && !LocalDir(d) {
-		t.Errorf("%s (tmpfs) not counted as local", d)
-	}
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer f.Close()
-	if Local(f) || NewFile(f).Raw() {
-		t.Error("a file in /proc is written by raw calls")
-	}
-}
-
-// shmDir returns a new directory in /dev/shm when it is a tmpfs, else "".
-func shmDir(t *testing.T) string {
-	var st syscall.Statfs_t
-	if runtime.GOOS != "linux" || syscall.Statfs("/dev/shm", &st) != nil || st.Type != 0x01021994 {
-		return ""
-	}
-	d, err := os.MkdirTemp("/dev/shm", "rawio-")
-	if err != nil {
-		return ""
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 )
 
+const rawSupported = true
+
 // rawWrite is one write(2) call the scheduler is not told of.
 func rawWrite(fd uintptr, p []byte) (int, syscall.Errno) {
 	if len(p) == 0 {

@@ -4,6 +4,8 @@ package rawio
 
 import "syscall"
 
+const rawSupported = true
+
 // Under the race detector the calls go through package syscall, whose
 // Read and Write tell the detector that bytes written to a descriptor
 // happen before they are read from it (a test's server and its client

@@ -33,8 +33,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gentlecrawl/gentlecrawl/internal/rawio"
 )
 
 // Format is the first field of a request log's header line.
@@ -110,7 +108,6 @@ func FileType(contentType string) string {
 type Writer struct {
 	mu   sync.Mutex
 	f    *os.File
-	out  *rawio.File // f's writer (package rawio)
 	buf  []byte
 	Run  int
 	Path string
@@ -137,7 +134,7 @@ func Create(jobDir string, start time.Time) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{f: f, out: rawio.NewFile(f), Run: run, Path: path}
+	w := &Writer{f: f, Run: run, Path: path}
 	w.line(func(b []byte) []byte {
 		b = append(b, "#\t"+Format+"\t"...)
 		b = strconv.AppendInt(b, int64(run), 10)
@@ -187,7 +184,7 @@ func (w *Writer) line(fill func([]byte) []byte) {
 		return
 	}
 	w.buf = append(fill(w.buf[:0]), '\n')
-	if _, err := w.out.Write(w.buf); err != nil {
+	if _, err := w.f.Write(w.buf); err != nil {
 		w.err = fmt.Errorf("request log: %w", err)
 	}
 }
