@@ -3,11 +3,15 @@ package inflate
 import (
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"testing"
+
+	kflate "github.com/klauspost/compress/flate"
+	kzlib "github.com/klauspost/compress/zlib"
 )
 
 // fuzzLimit bounds the output of both decoders in the fuzz tests.
@@ -113,4 +117,83 @@ func FuzzGunzip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// klausInflate decodes src with klauspost's flate, the decoder the
+// fetcher hands bodies over its own limit and chained codings to.
+func klausInflate(src []byte, limit int) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(kflate.NewReader(bytes.NewReader(src)), int64(limit)+1))
+}
+
+// FuzzKlauspostFlate: every stream compress/flate accepts, klauspost's
+// flate decodes to the same bytes — the fetcher trusts both.
+func FuzzKlauspostFlate(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		std, _, serr := stdInflate(data, fuzzLimit)
+		if serr != nil || len(std) > fuzzLimit {
+			return
+		}
+		kl, kerr := klausInflate(data, fuzzLimit)
+		if kerr != nil || !bytes.Equal(kl, std) {
+			t.Fatalf("compress/flate decodes %d bytes; klauspost %d bytes, %v", len(std), len(kl), kerr)
+		}
+	})
+}
+
+// FuzzZlib compares Zlib with compress/zlib, and klauspost's zlib on what
+// both accept, allowing for the one intended difference: a preset
+// dictionary (FDICT) is rejected here.
+func FuzzZlib(f *testing.F) {
+	inputs := testInputs()
+	for _, name := range []string{"empty", "short", "periods", "run1"} {
+		for _, level := range []int{0, 1, 9} {
+			f.Add(zlibBytes(f, inputs[name], level))
+		}
+	}
+	z := zlibBytes(f, inputs["short"], 6)
+	f.Add(z[:len(z)-2])                                      // a torn trailer
+	f.Add(append(slices.Clone(z[:len(z)-1]), z[len(z)-1]^1)) // a wrong checksum
+	f.Add([]byte{0x78, 0xbb, 0, 0, 0, 1})                    // FDICT
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, _, err := Zlib(nil, data, fuzzLimit)
+		std, serr := stdZlib(data, fuzzLimit)
+		switch {
+		case len(data) >= 2 && data[1]&0x20 != 0 && data[0]&15 == 8 && data[0]>>4 <= 7 && (uint(data[0])<<8|uint(data[1]))%31 == 0:
+			if !errors.Is(err, ErrHeader) {
+				t.Fatalf("FDICT: %d bytes, %v", len(out), err)
+			}
+		case len(std) > fuzzLimit:
+			if !errors.Is(err, ErrTooLarge) || !bytes.Equal(out, std[:fuzzLimit]) {
+				t.Fatalf("past the limit: got %d bytes, %v", len(out), err)
+			}
+		case serr == nil:
+			if err != nil || !bytes.Equal(out, std) {
+				t.Fatalf("compress/zlib decodes %d bytes; we %d bytes, %v", len(std), len(out), err)
+			}
+			kr, kerr := kzlib.NewReader(bytes.NewReader(data))
+			if kerr != nil {
+				t.Fatalf("klauspost's zlib refuses a stream compress/zlib accepts: %v", kerr)
+			}
+			kl, kerr := io.ReadAll(io.LimitReader(kr, fuzzLimit+1))
+			if kerr != nil || !bytes.Equal(kl, std) {
+				t.Fatalf("compress/zlib decodes %d bytes; klauspost %d bytes, %v", len(std), len(kl), kerr)
+			}
+		default:
+			if !sameClass(err, serr) || !bytes.Equal(out, std) {
+				t.Fatalf("compress/zlib: %d bytes, %v; we %d bytes, %v", len(std), serr, len(out), err)
+			}
+		}
+	})
+}
+
+// stdZlib decodes src with compress/zlib, up to limit+1 bytes.
+func stdZlib(src []byte, limit int) ([]byte, error) {
+	r, err := zlib.NewReader(bytes.NewReader(src))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(r, int64(limit)+1))
 }
