@@ -16,10 +16,11 @@ import (
 // read call per input byte. Decoding was a sixth of a crawl's CPU.
 
 // wholeMax is the most raw bytes read before a body is decoded whole. A
-// longer body is decoded as it streams in, so that a bomb or an overlong
-// body is cut without reading all of it; a page this large compressed is
-// rare.
-const wholeMax = 1 << 20
+// longer body is decoded as it streams in, from its first byte, so that a
+// bomb or an overlong body is cut without reading the rest of it: a bomb
+// costs the site at most this much of its transfer (and a read's chunk).
+// A page this large compressed is rare.
+const wholeMax = 512 << 10
 
 // wholeFunc appends the decoding of src to dst, at most max bytes of it
 // (inflate.ErrTooLarge past that), and returns how much of src it used.

@@ -179,3 +179,34 @@ func TestWholeBombTrailerNotTrusted(t *testing.T) {
 		t.Errorf("Do allocated %d MiB for a body bounded at %d MiB", alloc>>20, bound>>20)
 	}
 }
+
+// TestBombStoppedEarly: a gzip bomb of more than a megabyte (members of
+// 128 MiB of zeros each) is cut once its decoded output passes the ratio,
+// having read no more than wholeMax and a chunk of it: a bomb costs the
+// site at most that much of its transfer, however long it is.
+func TestBombStoppedEarly(t *testing.T) {
+	member := bombBodies(t)["gzip"]
+	var data []byte
+	for len(data) <= 2*wholeMax {
+		data = append(data, member...)
+	}
+	if len(data) < 2*wholeMax {
+		t.Fatalf("the bomb is %d bytes, want more than %d", len(data), 2*wholeMax)
+	}
+	for _, ratio := range []int64{0, -1} {
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(data)
+		})
+		c := newClient(t, Config{AllowPrivateNetworks: true, MaxBodySize: 4 << 20, MaxDecodeRatio: ratio})
+		res := do(t, c, Request{URL: mustURL(t, s.URL)})
+		if res.Truncated != TruncatedLength || len(res.Body) == 0 {
+			t.Errorf("ratio %d: Truncated %q, Cause %v, Body %d bytes", ratio, res.Truncated, res.Cause, len(res.Body))
+		}
+		if len(res.RawBody) > wholeMax+chunkMax {
+			t.Errorf("ratio %d: read %d raw bytes of a %d-byte bomb, want at most %d", ratio, len(res.RawBody), len(data), wholeMax+chunkMax)
+		}
+		t.Logf("ratio %d: %d of %d bytes read; %d decoded kept (%v)", ratio, len(res.RawBody), len(data), len(res.Body), res.Cause)
+	}
+}
