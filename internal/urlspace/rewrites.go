@@ -224,7 +224,11 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 	if !ok && kind != DupRedirect {
 		r, ok = rewriteOf(u, of)
 	}
-	if !ok {
+	if !ok || r.kind != 'q' && (kind == DupCopy || kind == DupReordered) {
+		// A path rewrite is learned from views and redirects only: two
+		// pages of the same text in the same chrome under paths that
+		// differ by a prefix are as often a site's soft "not found"
+		// pages as a language's copies.
 		return
 	}
 	s := h.rewrites[r]

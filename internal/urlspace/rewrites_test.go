@@ -108,13 +108,23 @@ func TestRewrites(t *testing.T) {
 	// Pages of the rewrite with content of their own keep it open.
 	q := NewPatterns(PatternConfig{})
 	for _, slug := range []string{"a", "b", "c"} {
-		q.Fetched(mustParse(t, host+"/en/"+slug), nil, Dup{Kind: DupCopy, Of: host + "/" + slug})
+		q.Fetched(mustParse(t, host+"/en/"+slug), nil, Dup{Kind: DupView, Of: host + "/" + slug})
 	}
 	for _, slug := range []string{"d", "e"} {
 		q.Fetched(mustParse(t, host+"/en/"+slug), nil, Dup{})
 	}
 	if _, spent := q.Spent(mustParse(t, host+"/en/f"), nil, false); spent {
 		t.Error("a rewrite with pages of its own was spent")
+	}
+
+	// Copies under a path prefix (a site's soft "not found" pages) teach
+	// no path rewrite.
+	n := NewPatterns(PatternConfig{})
+	for _, slug := range []string{"a", "b", "c", "d"} {
+		n.Fetched(mustParse(t, host+"/shop/"+slug), nil, Dup{Kind: DupCopy, Of: host + "/" + slug})
+	}
+	if _, spent := n.Spent(mustParse(t, host+"/shop/e"), nil, false); spent {
+		t.Error("copies taught a path rewrite")
 	}
 
 	// A redirect from a page to its rewrite does not make the rewrite a
