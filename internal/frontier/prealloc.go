@@ -10,7 +10,7 @@ import (
 // Pebble preallocates each write-ahead log at 110 % of the memtable size,
 // which on a disk keeps the log's extents in place and its fsyncs free of
 // metadata. In tmpfs there is no disk: preallocating allocates and zeroes
-// the memory, 12 ms of CPU and 35 MiB of RAM for each log. A store whose
+// memory for each log, to no end. A store whose
 // own directory is in tmpfs skips it, and its fsyncs too: tmpfs's fsync
 // does nothing, but as a blocking system call it woke the runtime's
 // monitor thread every 10 ms. Every write goes through the operating

@@ -406,14 +406,23 @@ func (h *famHost) searchPath(path string) bool {
 	return h.search != nil && path != "/" && h.search[hash(path)]&(formAction|bareThin|bareFull) == formAction|bareThin
 }
 
+// noteSearch records what a path showed: a form's action makes it a
+// candidate (up to maxSearch of them), and what its bare page was is kept
+// for candidates only, so that a site's many pages without a query do not
+// fill the map before its search is seen.
 func (h *famHost) noteSearch(path string, bit uint8) {
+	k := hash(path)
+	if _, ok := h.search[k]; ok {
+		h.search[k] |= bit
+		return
+	}
+	if bit != formAction || len(h.search) >= maxSearch {
+		return
+	}
 	if h.search == nil {
 		h.search = make(map[uint64]uint8)
 	}
-	k := hash(path)
-	if _, ok := h.search[k]; ok || len(h.search) < maxSearch {
-		h.search[k] |= bit
-	}
+	h.search[k] = bit
 }
 
 // SearchForm records the action (its URL key) of a search form found on
@@ -514,7 +523,7 @@ func (h *famHost) resourceParam(pageKey, linkKey string) bool {
 }
 
 func valueKey(path, name, v string) uint64 {
-	return (hash(path)*31^hash(name))*0x9e3779b97f4a7c15 ^ hash(v)
+	return nameKey(path, name)*0x9e3779b97f4a7c15 ^ hash(v)
 }
 
 // joinedKnown reports whether a URL key joins values that the host
@@ -528,12 +537,7 @@ func (h *famHost) joinedKnown(key string) bool {
 	trimmed := strings.TrimSuffix(path, "/")
 	if i := strings.LastIndexByte(trimmed, '/'); i >= 0 && h.tops != nil {
 		if parts := joined(trimmed[i+1:]); parts != nil {
-			dir := rootDir
-			for _, seg := range strings.Split(strings.Trim(trimmed[:i], "/"), "/") {
-				if seg != "" {
-					dir = subDir(dir, seg)
-				}
-			}
+			dir := dirHash(strings.Split(trimmed[:i], "/"))
 			for _, p := range parts {
 				if _, ok := h.tops[segKey(dir, p)]; ok {
 					return true
@@ -576,7 +580,9 @@ func (h *famHost) belowKnown(key string) bool {
 	dir := rootDir
 	for _, seg := range segs {
 		dirs = append(dirs, dir)
-		dir = subDir(dir, seg)
+		if seg != "" {
+			dir = subDir(dir, seg)
+		}
 	}
 	words := 0
 	for k := len(segs) - 1; k >= 2; k-- {
@@ -809,7 +815,9 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 	best := 0
 	dir := rootDir
 	for k := 0; k < len(segs)-1; k++ {
-		dir = subDir(dir, segs[k])
+		if segs[k] != "" {
+			dir = subDir(dir, segs[k])
+		}
 		n := 0
 		for _, seg := range segs[k+1:] {
 			// A file ("index.php", "post.html") is a page, not a filter;
@@ -830,7 +838,7 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 // separator ("size:9").
 func pageSegment(seg string) bool {
 	i := 0
-	for i < len(seg) && i <= 10 && (seg[i]|0x20 >= 'a' && seg[i]|0x20 <= 'z') {
+	for i < len(seg) && hasLetter(seg[i:i+1]) {
 		i++
 	}
 	if i == 0 || i > 10 {
@@ -848,6 +856,18 @@ func pageSegment(seg string) bool {
 var rootDir = hash("/")
 
 func subDir(dir uint64, seg string) uint64 { return (dir^hash(seg))*0x9e3779b97f4a7c15 | 1 }
+
+// dirHash returns the directory of the path made of segs, empty
+// segments ("//", a leading "/") aside.
+func dirHash(segs []string) uint64 {
+	dir := rootDir
+	for _, seg := range segs {
+		if seg != "" {
+			dir = subDir(dir, seg)
+		}
+	}
+	return dir
+}
 func segKey(dir uint64, seg string) uint64 { return (dir ^ hash(seg)) * 0xbf58476d1ce4e5b9 }
 
 // maxTops bounds the paths followed per host for pathFilters.
@@ -879,11 +899,7 @@ func (f *Families) Discovered(host, key string) {
 			h.tops = make(map[uint64]struct{})
 		}
 		if len(h.tops) < maxTops {
-			dir := rootDir
-			for _, seg := range top[:len(top)-1] {
-				dir = subDir(dir, seg)
-			}
-			h.tops[segKey(dir, top[len(top)-1])] = struct{}{}
+			h.tops[segKey(dirHash(top[:len(top)-1]), top[len(top)-1])] = struct{}{}
 		}
 	}
 	prefix := "/"

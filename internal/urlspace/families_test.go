@@ -556,6 +556,27 @@ func TestFamiliesSearch(t *testing.T) {
 			t.Errorf("LinkClass(a profile, %s) = %d, want %d", c.link, got, c.want)
 		}
 	}
+	// A site's many pages without a query, fetched before its search
+	// form is seen, do not crowd the search out (maxSearch).
+	b := NewFamilies(FamilyConfig{})
+	for i := range 2 * maxSearch {
+		b.BarePage(host, fmt.Sprintf("http://h/page%d", i), false)
+	}
+	b.SearchForm(host, "http://h/search/")
+	b.BarePage(host, "http://h/search/", false)
+	if got := b.LinkClass(host, "http://h/member.php?u=3", ClassOther, "http://h/search/?by=12"); got != ClassRefine {
+		t.Errorf("a search after many bare pages: class %d", got)
+	}
+	for i := range 2 * maxSearch {
+		b.SearchForm(host, fmt.Sprintf("http://h/s%d", i))
+	}
+	b.mu.Lock()
+	n := len(b.mu.hosts.peek(host).search)
+	b.mu.Unlock()
+	if n > maxSearch {
+		t.Errorf("%d search paths kept, want at most %d", n, maxSearch)
+	}
+
 	// A form seen but its page never fetched: not known to be a search.
 	g := NewFamilies(FamilyConfig{})
 	g.SearchForm(host, "http://h/search/")

@@ -249,25 +249,29 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 	if h.templates == nil {
 		h.templates = make(map[string]*patternStat)
 	}
+	var of *url.URL // the page repeated, parsed once
+	if dup.Kind != "" {
+		of, _ = url.Parse(dup.Of)
+	}
 	if dup.OfTemplate != "" && variantOf(dup.OfTemplate, tmpl) {
 		// The page fetched before is the variant: this page counts as
 		// its pattern's new content, and the earlier one, counted so
 		// then, as its pattern's duplicate.
-		p.charge(h.templates, tmpl, u, Dup{}, false)
+		p.charge(h.templates, tmpl, u, Dup{}, nil, false)
 		if s := h.templates[dup.OfTemplate]; s != nil {
 			s.fetched--
-			p.charge(h.templates, dup.OfTemplate, u, Dup{Kind: dup.Kind, Of: dup.Of}, true)
+			p.charge(h.templates, dup.OfTemplate, u, Dup{Kind: dup.Kind, Of: dup.Of}, of, true)
 		}
 		return
 	}
-	p.charge(h.templates, tmpl, u, dup, false)
+	p.charge(h.templates, tmpl, u, dup, of, false)
 	switch dup.Kind {
 	case "":
 		if h.rewrites != nil {
 			h.noteRewrite(u, nil, "")
 		}
 	case DupView, DupCopy, DupRedirect, DupReordered:
-		if of, err := url.Parse(dup.Of); err == nil {
+		if of != nil {
 			h.noteRewrite(u, of, dup.Kind)
 		}
 	}
@@ -275,16 +279,16 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 		if h.tails == nil {
 			h.tails = make(map[string]*patternStat)
 		}
-		if s := p.charge(h.tails, dup.Tail, u, dup, false); s != nil && p.spent(s) && !slices.Contains(h.spentTail, dup.Tail) {
+		if s := p.charge(h.tails, dup.Tail, u, dup, of, false); s != nil && p.spent(s) && !slices.Contains(h.spentTail, dup.Tail) {
 			h.spentTail = append(h.spentTail, dup.Tail)
 		}
 	}
 }
 
-// charge charges a fetched page u to the pattern key. With rev, the
-// pattern is that of the page u repeats (dup.Of), a variant of u fetched
-// before it, rather than u's own.
-func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup Dup, rev bool) *patternStat {
+// charge charges a fetched page u to the pattern key; of is dup.Of
+// parsed (nil when it is not a URL). With rev, the pattern is that of the
+// page u repeats, a variant of u fetched before it, rather than u's own.
+func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup Dup, of *url.URL, rev bool) *patternStat {
 	s := m[key]
 	if s == nil {
 		if len(m) >= p.cfg.MaxPatterns {
@@ -304,7 +308,7 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 	s.kinds[dup.Kind]++
 	if (dup.Kind == DupRedirect || dup.Kind == DupCopy) && !s.stripBad {
 		var strip []string
-		if of, err := url.Parse(dup.Of); err == nil {
+		if of != nil {
 			// The URL of the pattern charged is the variant: u for a
 			// copy or a redirect charged to its own pattern, the page it
 			// repeats when that was the variant (rev). A pattern's page
@@ -324,13 +328,13 @@ func (p *Patterns) charge(m map[string]*patternStat, key string, u *url.URL, dup
 			s.stripBad, s.strip = true, nil
 		}
 		if s.strip != nil {
-			variant, target := u, dup.Of
+			// (s.strip is set only from a strip, which needs of.)
+			variant, target := u, of
 			if rev {
-				variant, _ = url.Parse(dup.Of)
-				target = u.String()
+				variant, target = of, u
 			}
 			q := variant.Query()
-			if t, err := url.Parse(target); err != nil || !subQuery(t, variant) {
+			if !subQuery(target, variant) {
 				// The page stood for adds a parameter of its own (a
 				// topic's last page): a strip, but not a bare one.
 				s.stripAdds = true

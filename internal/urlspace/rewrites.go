@@ -11,10 +11,10 @@ import (
 // ("/a/1/title" + "/amp", "/wiki/X" + "/print"), or query parameters
 // added with fixed values ("?output=amp", "?print=1", a sort order
 // "?o=az" whose lists hold the same items as the list unsorted) or with
-// the number the path holds ("/shoe-p77.html" + "?product_id=77"). A site's print and
-// AMP views follow one rewrite whatever the page, and their URLs often
-// hold the page's title, so no URL template groups them: the rewrite
-// does.
+// the number the path holds ("/shoe-p77.html" + "?product_id=77"). A
+// site's print and AMP views follow one rewrite whatever the page, and
+// their URLs often hold the page's title, so no URL template groups them:
+// the rewrite does.
 type rewrite struct {
 	kind byte   // 'p' prefix, 's' suffix, 'q' query parameters
 	s    string // "/amp"; "/amp" or "amp/" (after a path ending in "/"); "output=amp&x=1", sorted
