@@ -134,6 +134,26 @@ type Config struct {
 	// network.
 	AllowPrivateNetworks bool
 
+	// Proxy, when set, is an http:// proxy ("http://host:3128", or
+	// "http://user:password@host:3128") that carries every request but
+	// those for NoProxy's hosts, loopback included, as curl's --proxy
+	// does: http:// URLs as requests in absolute form, https:// URLs
+	// through CONNECT. Robots, politeness and host load still apply to
+	// the target hosts, and targets are still checked against private
+	// networks where they resolve here; the proxy's own address is
+	// allowed.
+	Proxy string
+	// ProxyFromEnvironment, when Proxy is empty, takes the proxies from
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as Go reads them (loopback
+	// and localhost never proxied). The command line sets it unless
+	// --proxy is given.
+	ProxyFromEnvironment bool
+	// NoProxy lists hosts reached without the proxy, as NO_PROXY does
+	// (names with their subdomains, ".name" for subdomains only,
+	// addresses, CIDR prefixes, ":port" suffixes, "*"); with
+	// ProxyFromEnvironment it replaces NO_PROXY.
+	NoProxy string
+
 	// RobotsTTL is how long a robots.txt answer is trusted. Default 24h.
 	RobotsTTL time.Duration
 	// RobotsRetry is the wait before asking again for a robots.txt that was
@@ -517,6 +537,11 @@ func (c Config) fetchConfig() (fetch.Config, error) {
 		}
 		fc.ConnectTo = append(fc.ConnectTo, cr)
 	}
+	p, err := fetch.NewProxy(c.Proxy, c.NoProxy, c.ProxyFromEnvironment)
+	if err != nil {
+		return fc, err
+	}
+	fc.Proxy = p
 	return fc, nil
 }
 

@@ -60,6 +60,8 @@ var layering = map[string][]string{
 	// Real WordPress and DokuWiki from Debian, for the URL-space tests;
 	// see testOnly.
 	"internal/cmstest": {"internal/apachetest"},
+	// A real HTTP proxy (Debian's tinyproxy) for tests; see testOnly.
+	"internal/proxytest": {},
 	// An example server built on site, for site owners (a program, not a
 	// package: nothing imports it).
 	"examples/siteserver": {"site"},
@@ -75,6 +77,7 @@ var testOnly = map[string]bool{
 	"internal/pgtest":     true,
 	"internal/gensite":    true,
 	"internal/cmstest":    true,
+	"internal/proxytest":  true,
 }
 
 // pure packages parse and decide; they never touch the network.

@@ -187,6 +187,8 @@ type Config struct {
 	AllowPrivateNetworks bool
 	Resolve              []fetch.Resolve
 	ConnectTo            []fetch.ConnectTo
+	// Proxy, when set, carries the check's requests (fetch.Config.Proxy).
+	Proxy *fetch.Proxy
 
 	// Logger receives a debug record per request. Nil means silent.
 	Logger *slog.Logger
@@ -258,6 +260,7 @@ func Run(ctx context.Context, cfg Config, rawURL string) (*Report, error) {
 		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
 		Resolve:              cfg.Resolve,
 		ConnectTo:            cfg.ConnectTo,
+		Proxy:                cfg.Proxy,
 		Types:                fetch.DefaultTypePolicy(),
 		// robots.txt is read to four times the size a crawler parses, to
 		// tell how much of a file that is too large is lost; a sitemap

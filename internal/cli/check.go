@@ -20,6 +20,7 @@ type checkFlags struct {
 	resolve      []string
 	connectTo    []string
 	allowPrivate bool
+	proxy        proxyFlags
 	delay        time.Duration
 	budget       time.Duration
 	slow         time.Duration
@@ -58,6 +59,7 @@ refuses connections).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.proxy.parsed(cmd.Flags())
 			return runCheck(cmd, f, args[0], stdout)
 		},
 	}
@@ -71,6 +73,7 @@ refuses connections).`,
 	fs.StringArrayVar(&f.resolve, "resolve", nil, "HOST:PORT:ADDR — connect to ADDR for HOST:PORT, as curl does (repeatable)")
 	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "HOST1:PORT1:HOST2:PORT2 — connect to HOST2:PORT2 instead, as curl does (repeatable)")
 	fs.BoolVar(&f.allowPrivate, "allow-private-networks", false, "allow loopback and private addresses (refused by default)")
+	f.proxy.add(fs)
 	return cmd
 }
 
@@ -104,6 +107,11 @@ func runCheck(cmd *cobra.Command, f checkFlags, rawURL string, stdout io.Writer)
 		}
 		cfg.ConnectTo = append(cfg.ConnectTo, cr)
 	}
+	proxy, err := f.proxy.proxy()
+	if err != nil {
+		return exitError{2, err}
+	}
+	cfg.Proxy = proxy
 	rep, err := check.Run(cmd.Context(), cfg, rawURL)
 	if err != nil {
 		return exitError{2, err}

@@ -139,6 +139,9 @@ func TestRefusals(t *testing.T) {
 		{"unknown log format", []string{"--log-format", "xml", "http://a.test/"}, "--log-format"},
 		{"frontier not postgres", []string{"--frontier", "mysql://u:sekrit@db.test/crawl", "http://a.test/"}, "--frontier"},
 		{"continuous on a shared frontier", []string{"--frontier", "postgres://u@db.test/crawl", "--continuous", "http://a.test/"}, "--continuous"},
+		{"socks proxy", []string{"--proxy", "socks5://127.0.0.1:1080", "http://a.test/"}, "--proxy"},
+		{"https proxy", []string{"--proxy", "https://u:sekrit@proxy.test:443", "http://a.test/"}, "--proxy"},
+		{"proxy with a path", []string{"--proxy", "http://proxy.test:3128/path", "http://a.test/"}, "--proxy"},
 		{"lease-ttl under a second", []string{"--frontier", "postgres://u@db.test/crawl", "--lease-ttl", "500ms", "http://a.test/"}, "--lease-ttl"},
 	}
 	for _, tt := range tests {

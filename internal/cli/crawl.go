@@ -40,6 +40,7 @@ type crawlFlags struct {
 	resolve      []string
 	connectTo    []string
 	allowPrivate bool
+	proxy        proxyFlags
 	frontier     string
 	leaseTTL     time.Duration
 	config       string
@@ -74,11 +75,15 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 					return exitError{2, err}
 				}
 			}
+			f.proxy.parsed(cmd.Flags())
 			cfg, err := f.toConfig(args, stderr)
 			if err != nil {
 				return exitError{2, err}
 			}
 			cfg.HostRules = rules
+			if px, _ := f.proxy.proxy(); px != nil && !f.quiet {
+				fmt.Fprintf(stderr, "Requests go through the proxy %s.\n", px)
+			}
 			return runCrawl(cmd.Context(), cfg, stdout, stderr, f.quiet)
 		},
 	}
@@ -108,6 +113,7 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.StringArrayVar(&f.resolve, "resolve", nil, "HOST:PORT:ADDR — connect to ADDR for HOST:PORT, as curl does (repeatable)")
 	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "HOST1:PORT1:HOST2:PORT2 — connect to HOST2:PORT2 instead, as curl does; empty HOST1/PORT1 match any (repeatable)")
 	fs.BoolVar(&f.allowPrivate, "allow-private-networks", false, "allow loopback and private addresses (refused by default)")
+	f.proxy.add(fs)
 	fs.StringVar(&f.frontier, "frontier", "", "share the crawl with other processes through this PostgreSQL database, `postgres://USER@HOST:PORT/DB?sslmode=disable` (default: the embedded store in the job directory)")
 	fs.DurationVar(&f.leaseTTL, "lease-ttl", 30*time.Second, "with --frontier: how long the hosts of a process that died stay its own before another takes them over")
 	fs.StringVar(&f.config, "config", "", "TOML file of settings named like these flags; flags given here win")
@@ -144,6 +150,9 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 	}
 	if f.recheckEvery == 0 {
 		return gentlecrawl.Config{}, errors.New("--recheck-every 0: give a number of 304s, or -1 for never")
+	}
+	if _, err := f.proxy.proxy(); err != nil {
+		return gentlecrawl.Config{}, err
 	}
 	level := slog.LevelError
 	if f.verbose {
@@ -190,6 +199,9 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Resolve:              f.resolve,
 		ConnectTo:            f.connectTo,
 		AllowPrivateNetworks: f.allowPrivate,
+		Proxy:                f.proxy.url,
+		NoProxy:              f.proxy.noProxy,
+		ProxyFromEnvironment: !f.proxy.set,
 		MetricsAddr:          f.metricsAddr,
 		MetricsHosts:         f.metricsHosts,
 		Logger:               slog.New(handler),

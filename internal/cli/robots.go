@@ -24,6 +24,7 @@ type robotsFlags struct {
 	resolve      []string
 	connectTo    []string
 	allowPrivate bool
+	proxy        proxyFlags
 	timeout      time.Duration
 }
 
@@ -53,6 +54,7 @@ Exit status: 0 when every URL is allowed, 1 when one is disallowed, 2 on error.`
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.proxy.parsed(cmd.Flags())
 			return runRobots(cmd.Context(), f, args[0], args[1:], cmd.InOrStdin(), stdout)
 		},
 	}
@@ -63,6 +65,7 @@ Exit status: 0 when every URL is allowed, 1 when one is disallowed, 2 on error.`
 	fs.StringArrayVar(&f.resolve, "resolve", nil, "HOST:PORT:ADDR — connect to ADDR for HOST:PORT, as curl does (repeatable)")
 	fs.StringArrayVar(&f.connectTo, "connect-to", nil, "HOST1:PORT1:HOST2:PORT2 — connect to HOST2:PORT2 instead, as curl does (repeatable)")
 	fs.BoolVar(&f.allowPrivate, "allow-private-networks", false, "allow loopback and private addresses (refused by default)")
+	f.proxy.add(fs)
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "limit on one HTTP exchange, body included")
 	return cmd
 }
@@ -237,6 +240,9 @@ func fetchRobots(ctx context.Context, f robotsFlags, rawURL string) (robotsDecis
 			return robotsDecision{}, nil, err
 		}
 		cfg.ConnectTo = append(cfg.ConnectTo, cr)
+	}
+	if cfg.Proxy, err = f.proxy.proxy(); err != nil {
+		return robotsDecision{}, nil, err
 	}
 	if err := cfg.CheckTargets(); err != nil {
 		return robotsDecision{}, nil, err

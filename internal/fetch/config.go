@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/url"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
@@ -137,6 +138,10 @@ type Config struct {
 	// curl --connect-to. The first matching entry is used.
 	ConnectTo []ConnectTo
 
+	// Proxy, when set, sends requests through HTTP proxies (see Proxy).
+	// Nil: every request goes straight to its server.
+	Proxy *Proxy
+
 	// Logger receives debug records of each exchange. Nil means silent.
 	Logger *slog.Logger
 }
@@ -222,6 +227,16 @@ func (cfg Config) withDefaults() (Config, error) {
 		if err := ct.validate(); err != nil {
 			return cfg, err
 		}
+	}
+	if cfg.Proxy != nil {
+		p := *cfg.Proxy
+		for _, u := range []*url.URL{p.HTTP, p.HTTPS} {
+			if u != nil && (u.Scheme != "http" || u.Hostname() == "") {
+				return cfg, fmt.Errorf("fetch: Config.Proxy: %s is not an http:// proxy", redactProxy(u.String()))
+			}
+		}
+		p.compile()
+		cfg.Proxy = &p
 	}
 	return cfg, nil
 }

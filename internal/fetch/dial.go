@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http/httptrace"
 	"net/netip"
+	"net/url"
+	"slices"
 	"time"
 )
 
@@ -22,6 +24,7 @@ type dialer struct {
 	timeout      time.Duration // resolution plus connect
 	net          net.Dialer
 	dns          *dnsCache // nil: net.DefaultResolver, uncached
+	proxies      []string  // host:port of the proxies, allowed whatever their address
 
 	// Test hooks: allow, when set, replaces the IsPublic check for one
 	// address and port; dial replaces net.Dialer.
@@ -39,14 +42,16 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	parent := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, ErrConnectTimeout)
 	defer cancel()
-	conn, err := d.dialTimed(ctx, network, host, port)
+	conn, err := d.dialTimed(ctx, network, host, port, slices.Contains(d.proxies, addr))
 	if err != nil && parent.Err() == nil && context.Cause(ctx) == ErrConnectTimeout && !errors.Is(err, ErrConnectTimeout) {
 		err = fmt.Errorf("%w: %w", ErrConnectTimeout, err)
 	}
 	return conn, err
 }
 
-func (d *dialer) dialTimed(ctx context.Context, network, host string, port int) (net.Conn, error) {
+// proxy says the address is a proxy's, which the user named: it is
+// dialed whatever it resolves to.
+func (d *dialer) dialTimed(ctx context.Context, network, host string, port int, proxy bool) (net.Conn, error) {
 	host, port = connectTarget(d.connectTo, host, port)
 	trace := httptrace.ContextClientTrace(ctx)
 	// net.Dialer reports DNSStart/DNSDone only for the names it resolves;
@@ -68,7 +73,7 @@ func (d *dialer) dialTimed(ctx context.Context, network, host string, port int) 
 	var errs []error
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a, uint16(port))
-		if !d.permitted(ap) {
+		if !proxy && !d.permitted(ap) {
 			errs = append(errs, fmt.Errorf("dial %s: %w", ap, ErrPrivateNetwork))
 			continue
 		}
@@ -115,4 +120,31 @@ func (d *dialer) lookup(ctx context.Context, host string, port int) ([]netip.Add
 		return nil, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
 	}
 	return addrs, nil
+}
+
+// checkTarget refuses a URL whose host resolves to a non-public address:
+// the guard of a request that goes through a proxy, which dials the
+// server itself. The name is resolved as it would be without the proxy
+// (--resolve, then DNS); --connect-to does not apply, since the crawler
+// does not connect to the server.
+func (d *dialer) checkTarget(ctx context.Context, u *url.URL) error {
+	host, port, err := splitHostPort(canonicalAddr(u))
+	if err != nil {
+		return err
+	}
+	if u.Scheme == "https" && u.Port() == "" {
+		port = 443
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, ErrConnectTimeout)
+	defer cancel()
+	addrs, err := d.lookup(ctx, host, port)
+	if err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if ap := netip.AddrPortFrom(a, uint16(port)); !d.permitted(ap) {
+			return fmt.Errorf("%s resolves to %s: %w", host, a, ErrPrivateNetwork)
+		}
+	}
+	return nil
 }

@@ -33,6 +33,11 @@
 //     [ConnectTo]): the URL and Host header stay as they are, only the TCP
 //     destination changes.
 //
+//   - It goes through an HTTP proxy when told ([Config.Proxy], [Proxy]):
+//     http:// URLs as requests in absolute form, https:// URLs through a
+//     CONNECT tunnel. The guard still checks each target where its name
+//     resolves here; the proxy's own address is allowed.
+//
 //   - It decodes gzip, x-gzip, deflate (zlib or raw, told apart by the
 //     zlib header), br and zstd, and up to two of them chained, and keeps
 //     the raw bytes as received. Every limit a server could abuse has its

@@ -218,11 +218,30 @@ func New(cfg Config) (*Client, error) {
 		net:          net.Dialer{KeepAlive: 30 * time.Second},
 		dns:          c.dns,
 	}
+	var proxy func(*http.Request) (*url.URL, error)
+	var connectHeader http.Header
+	if p := cfg.Proxy; p != nil {
+		// Only the proxies the configuration names, never one from the
+		// environment behind its back; the dialer lets their addresses
+		// through the private network guard, and exchange checks the
+		// targets.
+		proxy = func(req *http.Request) (*url.URL, error) { return p.For(req.URL), nil }
+		connectHeader = http.Header{"User-Agent": {cfg.UserAgent}}
+		for _, u := range []*url.URL{p.HTTP, p.HTTPS} {
+			if u != nil {
+				d.proxies = append(d.proxies, proxyAddr(u))
+			}
+		}
+	}
 	tr := &http.Transport{
-		// Never a proxy from the environment: the crawler's traffic goes
-		// where --resolve and --connect-to say, and the SSRF guard checks
-		// the address actually dialed.
-		Proxy:                  nil,
+		Proxy:              proxy,
+		ProxyConnectHeader: connectHeader,
+		OnProxyConnectResponse: func(_ context.Context, _ *url.URL, req *http.Request, resp *http.Response) error {
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("%w: CONNECT %s: %s", ErrProxy, req.Host, resp.Status)
+			}
+			return nil
+		},
 		DialContext:            d.DialContext,
 		TLSHandshakeTimeout:    cfg.TLSTimeout, // a backstop: the trace hooks in exchange time it too
 		DisableCompression:     true,           // we send Accept-Encoding and decode ourselves
@@ -327,11 +346,27 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 	hreq.Header = h
 
 	res.Start = c.now()
+	proxy := c.cfg.Proxy.For(u)
+	if proxy != nil && !c.cfg.AllowPrivateNetworks {
+		// The proxy connects to the server, but the guard is the
+		// crawler's: the target is checked where it resolves here.
+		if err := c.dial.checkTarget(ctx, u); err != nil {
+			return nil, &Error{Op: "dial", URL: u.String(), Err: err}
+		}
+	}
 	var resp *http.Response
-	if u.Scheme == "http" {
+	switch {
+	case u.Scheme == "http" && proxy == nil:
 		// Exactly the bytes recorded go out.
-		resp, err = c.h1.roundTrip(hreq, res.RequestRaw)
-	} else {
+		resp, err = c.h1.roundTrip(hreq, res.RequestRaw, canonicalAddr(u))
+	case u.Scheme == "http":
+		// The same request in absolute form, to the proxy.
+		resp, err = c.h1.roundTrip(hreq, proxyRequest(res.RequestRaw, u, host, proxyAuth(proxy)), proxyAddr(proxy))
+		if err == nil && resp.StatusCode == http.StatusProxyAuthRequired {
+			resp.Body.Close()
+			err = fmt.Errorf("%w: 407 %s", ErrProxy, http.StatusText(http.StatusProxyAuthRequired))
+		}
+	default:
 		// A body that is not http.NoBody makes the request non-replayable,
 		// so the Transport does not silently send it a second time when a
 		// reused connection fails before the response: a server that
@@ -417,6 +452,9 @@ func (c *Client) roundTripError(ctx context.Context, err error) error {
 		return fmt.Errorf("%w (%d bytes): %w", ErrHeaderTooLarge, c.cfg.MaxHeaderBytes, err)
 	case strings.Contains(msg, "TLS handshake timeout"):
 		return fmt.Errorf("%w: %w", ErrTLSTimeout, err)
+	}
+	if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "proxyconnect" && !errors.Is(err, ErrPrivateNetwork) {
+		return fmt.Errorf("%w: %w", ErrProxy, err)
 	}
 	return err
 }

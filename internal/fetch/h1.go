@@ -115,13 +115,16 @@ var errHeadLimit = errors.New("fetch: response head limit reached")
 // back for reuse or closes it. req's context bounds the whole exchange,
 // body included, and req's client trace hears of the connection, the
 // request written and the first byte of the response.
-func (t *h1) roundTrip(req *http.Request, raw []byte) (*http.Response, error) {
+//
+// addr is the host:port to connect to: the URL's, or a proxy's (raw is
+// then in absolute form).
+func (t *h1) roundTrip(req *http.Request, raw []byte, addr string) (*http.Response, error) {
 	ctx := req.Context()
 	if !httpguts.ValidHostHeader(req.Host) {
 		return nil, fmt.Errorf("fetch: invalid Host header %q", req.Host)
 	}
 	trace := httptrace.ContextClientTrace(ctx)
-	pc, err := t.conn(ctx, canonicalAddr(req.URL))
+	pc, err := t.conn(ctx, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
+)
+
+// proxyFlags are --proxy and --noproxy, as curl names them.
+type proxyFlags struct {
+	url     string
+	noProxy string
+	set     bool // --proxy was given (even empty): the environment is not read
+}
+
+func (p *proxyFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&p.url, "proxy", "", "send requests through this http:// proxy, `URL` = http://[USER:PASSWORD@]HOST:PORT (https:// through CONNECT), loopback included; without it HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read as Go reads them; --proxy '' connects directly")
+	fs.StringVar(&p.noProxy, "noproxy", "", "hosts reached without the proxy, as NO_PROXY: comma-separated names (with their subdomains), .domain (subdomains only), addresses, CIDR prefixes, * for all")
+}
+
+// parsed records, once the flags (and a --config file) are read, whether
+// --proxy was given.
+func (p *proxyFlags) parsed(fs *pflag.FlagSet) { p.set = fs.Changed("proxy") }
+
+// proxy returns the fetch client's proxies, nil for direct connections.
+func (p *proxyFlags) proxy() (*fetch.Proxy, error) {
+	px, err := fetch.NewProxy(p.url, p.noProxy, !p.set)
+	if err != nil && p.url != "" {
+		return nil, fmt.Errorf("--proxy: %w", err)
+	}
+	return px, err
+}
