@@ -246,7 +246,8 @@ func (c *Crawler) openJob(ctx context.Context) (unlock func(), err error) {
 			return fail(fmt.Errorf("--frontier %s: %w", redactDSN(c.cfg.Frontier), err))
 		}
 		c.store = pg
-		c.shared = &shared{pg: pg, claimed: make(map[string]*frontier.Lease), addrs: make(map[string]string)}
+		c.shared = &shared{pg: pg, claimed: make(map[string]*frontier.Lease), addrs: make(map[string]string), restarts: pg.Restarts()}
+		c.offered.restarts = pg.Restarts
 	} else {
 		store, err := frontier.Open(filepath.Join(dir, "store"), frontier.Options{Logger: c.cfg.Logger})
 		if err != nil {
@@ -397,6 +398,17 @@ func (c *Crawler) resumeAfter(ctx context.Context, host string) time.Time {
 // admitSeeds offers the seeds to the frontier and, with Recrawl, queues every
 // URL of the job's history again.
 func (c *Crawler) admitSeeds(ctx context.Context) error {
+	if err := c.offerSeeds(ctx); err != nil {
+		return err
+	}
+	if !c.cfg.Recrawl {
+		return nil
+	}
+	return c.requeueHistories(ctx, func(*frontier.History, *frontier.Candidate) bool { return true })
+}
+
+// offerSeeds offers the seeds and the sitemaps given to the frontier.
+func (c *Crawler) offerSeeds(ctx context.Context) error {
 	var add []frontier.Candidate
 	for _, u := range c.seeds {
 		add = append(add, c.candidate(u, 0))
@@ -405,15 +417,15 @@ func (c *Crawler) admitSeeds(ctx context.Context) error {
 		u, _ := urlnorm.Parse(s)
 		add = append(add, c.sitemapCandidate(u))
 	}
+	if len(add) == 0 {
+		return nil
+	}
 	added, err := c.store.Add(ctx, frontier.Batch{Add: add})
 	if err != nil {
 		return err
 	}
 	c.countDiscovered(added)
-	if !c.cfg.Recrawl {
-		return nil
-	}
-	return c.requeueHistories(ctx, func(*frontier.History, *frontier.Candidate) bool { return true })
+	return nil
 }
 
 // requeueHistories puts URLs with a history back in their queues, as

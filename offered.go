@@ -27,9 +27,39 @@ import (
 // (under a megabyte), and the links a site repeats stay in the young one.
 // On the whole of rust-doc, 708,214 links were looked up: 92 % were found
 // with 2,048 links a generation, 93 % with 8,192, 97 % with 32,768.
+//
+// In a shared crawl the database server can crash and come back without
+// the commits of its last moment (postgres.Store.Restarts): a link kept
+// may then be queued no more. So every link is kept with the count of
+// restarts the store had seen when its release was made, and the links
+// are forgotten when that count changes. A link skipped between the crash
+// and the moment the store sees the server back is not lost: the release
+// that queued it is gone too, and its page is queued again, to offer it
+// again.
 type offeredLinks struct {
 	mu       sync.Mutex
 	cur, old map[string]string // URL → key, "" when the key is the URL
+	// restarts, when set, is the frontier's count of restarts of the
+	// database server (shared crawls); epoch is its value for the links
+	// kept.
+	restarts func() uint64
+	epoch    uint64
+}
+
+// now returns the frontier's count of restarts.
+func (o *offeredLinks) now() uint64 {
+	if o.restarts == nil {
+		return 0
+	}
+	return o.restarts()
+}
+
+// syncLocked forgets every link when the frontier's count of restarts has
+// changed since they were kept, under o.mu.
+func (o *offeredLinks) syncLocked(now uint64) {
+	if now != o.epoch {
+		o.cur, o.old, o.epoch = nil, nil, now
+	}
 }
 
 const maxOffered = 4_096
@@ -41,8 +71,10 @@ func plainLink(s string) bool {
 
 // get returns the key of link s if it was offered.
 func (o *offeredLinks) get(s string) (key string, ok bool) {
+	now := o.now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.syncLocked(now)
 	key, ok = o.cur[s]
 	if !ok {
 		if key, ok = o.old[s]; ok {
@@ -56,16 +88,23 @@ func (o *offeredLinks) get(s string) (key string, ok bool) {
 }
 
 // put remembers link url, queued under key by a release that committed,
-// if it is plain.
-func (o *offeredLinks) put(url, key string) {
+// if it is plain. epoch is the frontier's count of restarts (now) when
+// the release was made: a link of a release made before a restart is not
+// kept.
+func (o *offeredLinks) put(epoch uint64, url, key string) {
 	if !plainLink(url) {
 		return
 	}
 	if key == url {
 		key = ""
 	}
+	now := o.now()
+	if epoch != now {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.syncLocked(now)
 	o.putLocked(url, key)
 }
 

@@ -55,6 +55,9 @@ type shared struct {
 	// addrs are the addresses this process recorded for its hosts in
 	// the database, so that each is written once.
 	addrs map[string]string
+	// restarts is the database server's restarts (postgres.Store.Restarts)
+	// that the feeder has made up for.
+	restarts uint64
 }
 
 // take hands over the lease the feeder took for host, if any.
@@ -136,6 +139,13 @@ func (c *Crawler) feed(ctx context.Context) {
 	}
 	failures := 0
 	for ctx.Err() == nil {
+		if err := c.afterRestart(ctx); err != nil {
+			if ctx.Err() == nil {
+				c.setStop("error: " + err.Error())
+				c.stopAcquiring()
+			}
+			return
+		}
 		if time.Since(lastScope) >= sharedScopeEvery {
 			lastScope = time.Now()
 			if err := c.refreshScope(ctx); err != nil && ctx.Err() == nil {
@@ -188,7 +198,7 @@ func (c *Crawler) feed(ctx context.Context) {
 		}
 		if c.sched.Waiters() == c.cfg.Workers && c.shared.held() == 0 {
 			out, err := c.shared.pg.Outstanding(ctx)
-			if err == nil && !out {
+			if err == nil && !out && c.shared.pg.Restarts() == c.shared.restarts {
 				return // nothing left that anyone is working on or waiting for
 			}
 		}
@@ -200,6 +210,29 @@ func (c *Crawler) feed(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// afterRestart makes up for a restart of the database server since the
+// feeder last looked: a crash of the server may have lost the changes of
+// its last moment (postgres.Store.Restarts), the seeds among them if the
+// crawl had just begun. The process merges its seeds into the crawl's list
+// and offers them again, as a resumed crawl does; the links it remembers
+// as queued are forgotten by the frontier's count itself (offeredLinks),
+// and the pages whose releases were lost are queued again.
+func (c *Crawler) afterRestart(ctx context.Context) error {
+	n := c.shared.pg.Restarts()
+	if n == c.shared.restarts {
+		return nil
+	}
+	c.cfg.Logger.Warn("shared frontier: the database server was restarted; offering this process's seeds again")
+	if err := c.rememberSeeds(ctx); err != nil {
+		return err
+	}
+	if err := c.offerSeeds(ctx); err != nil {
+		return err
+	}
+	c.shared.restarts = n
+	return nil
 }
 
 // refreshScope reads the crawl's seeds and scope settings again, and

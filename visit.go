@@ -64,6 +64,7 @@ func (t *turn) settled() int {
 // release gives the turn's lease back to the frontier with its results.
 func (c *Crawler) release(ctx context.Context, t *turn, req frontier.ReleaseRequest) (frontier.Added, error) {
 	req.Lease, req.Results = t.lease, t.results
+	epoch := c.offered.now()
 	added, err := c.store.Release(ctx, req)
 	if err == nil {
 		for _, r := range t.results {
@@ -71,7 +72,7 @@ func (c *Crawler) release(ctx context.Context, t *turn, req frontier.ReleaseRequ
 				c.demand.addFresh(t.host, -1) // a new URL settled
 			}
 			for i := range r.Add {
-				c.offered.put(r.Add[i].URL, r.Add[i].Canonical)
+				c.offered.put(epoch, r.Add[i].URL, r.Add[i].Canonical)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -35,3 +36,24 @@ func (s *Store) CompactForTest() error {
 // SetAfterSnapshotForTest makes fn run whenever a claim's read of a queue has
 // taken its snapshot, before it reads.
 func (s *Store) SetAfterSnapshotForTest(fn func()) { s.afterSnapshot = fn }
+
+// QueueForTest returns the URL of every entry of every queue, in key order.
+func (s *Store) QueueForTest() ([]string, error) {
+	var urls []string
+	err := s.scan([]byte{prefixQueue}, func(k, v []byte) error {
+		host, ok := queueKeyHost(k)
+		if !ok {
+			return fmt.Errorf("%w: queue key %q", errCorrupt, k)
+		}
+		var e Entry
+		if err := decodeEntry(v, string(host), &e); err != nil {
+			return err
+		}
+		urls = append(urls, e.URL)
+		return nil
+	})
+	return urls, err
+}
+
+// FlushForTest flushes the memtable to a table, as a full memtable does.
+func (s *Store) FlushForTest() error { return s.db.Flush() }

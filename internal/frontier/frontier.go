@@ -152,6 +152,9 @@ type Lease struct {
 	Items   []*Item // due URLs, in due order, first queued first
 	Expires time.Time
 	ID      uint64 // the backend's name for the lease
+	// Ref is what else the backend that handed the lease out needs to
+	// know it again (nil for the embedded store); callers leave it alone.
+	Ref []byte
 	// HostState is what the last release of the host left in
 	// ReleaseRequest.HostState, from a backend shared by many workers;
 	// nil otherwise.

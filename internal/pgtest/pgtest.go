@@ -7,8 +7,10 @@
 // when the test runs as root, since the server refuses to run as root —
 // and starts the server listening on 127.0.0.1 only, on a free port, with
 // its Unix socket in the same directory. Stop shuts it down (a fast
-// shutdown, as pg_ctl stop -m fast) and removes the directory. Each test
-// gets a database of its own (CreateDB, or DB in a test).
+// shutdown, as pg_ctl stop -m fast) and removes the directory; Restart
+// stops it (fast, or immediate as in a crash) and starts it again on the
+// same port and data, as clients see a restart of their database server.
+// Each test gets a database of its own (CreateDB, or DB in a test).
 //
 // One server can serve a whole package's tests: call Main from TestMain,
 // and Require and DB share one server, stopped when the tests end.
@@ -95,9 +97,15 @@ type Config struct {
 type Server struct {
 	dir  string // temporary: the data directory, the socket, the log
 	port int
-	cmd  *exec.Cmd
+	dbs  atomic.Int64 // databases created
+	// How it was started, for Restart.
+	bin  string
+	cred *syscall.Credential
+	cfg  Config
+
+	mu   sync.Mutex    // cmd and done, which Restart replaces
+	cmd  *exec.Cmd     // the postmaster
 	done chan struct{} // closed when the server process has exited
-	dbs  atomic.Int64  // databases created
 
 	stopOnce sync.Once
 	stopErr  error
@@ -131,7 +139,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
-	s := &Server{dir: dir, done: make(chan struct{})}
+	s := &Server{dir: dir, done: make(chan struct{}), bin: bin, cred: cred, cfg: cfg}
 	fail := func(err error) (*Server, error) {
 		if s.cmd != nil {
 			s.Stop()
@@ -156,7 +164,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("pgtest: initdb: %w\n%s", err, out))
 	}
 	for attempt := 0; ; attempt++ {
-		err := s.launch(ctx, bin, data, cred, cfg)
+		port, err := freePort()
+		if err == nil {
+			err = s.launch(ctx, port, false)
+		}
 		if err == nil {
 			return s, nil
 		}
@@ -170,31 +181,36 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 
 var errPortTaken = errors.New("pgtest: the port was taken")
 
-// launch starts the server on a free port and waits until it accepts
-// connections.
-func (s *Server) launch(ctx context.Context, bin, data string, cred *syscall.Credential, cfg Config) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	args := []string{"-D", data, "-p", strconv.Itoa(port), "-k", s.dir,
+// launch starts the server on port, its data directory the one in s.dir,
+// and waits until it accepts connections. The server's output goes to the
+// log, appended to it when again.
+func (s *Server) launch(ctx context.Context, port int, again bool) error {
+	args := []string{"-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(port), "-k", s.dir,
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "max_connections=200",
 	}
-	if !cfg.Durable {
+	if !s.cfg.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
 	logPath := filepath.Join(s.dir, "postgres.log")
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if again {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	log, err := os.OpenFile(logPath, flags, 0o644)
 	if err != nil {
 		return fmt.Errorf("pgtest: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
+	var logged int64
+	if st, err := log.Stat(); err == nil {
+		logged = st.Size()
+	}
+	cmd := exec.Command(filepath.Join(s.bin, "postgres"), args...)
 	cmd.Env = serverEnv()
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Credential: cred,
+		Credential: s.cred,
 		Setpgid:    true,
 		// Should the test process die without stopping it, the server
 		// shuts down at once (SIGQUIT: immediate shutdown) rather than
@@ -207,27 +223,104 @@ func (s *Server) launch(ctx context.Context, bin, data string, cred *syscall.Cre
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	s.port = port
+	// What this launch logged (a restart's log follows the last run's).
+	output := func() string {
+		out, _ := os.ReadFile(logPath)
+		return string(out[min(int64(len(out)), logged):])
+	}
 	for {
 		conn, err := pgx.Connect(ctx, s.DSN("postgres"))
 		if err == nil {
 			conn.Close(ctx)
+			s.mu.Lock()
 			s.cmd, s.done = cmd, done
+			s.mu.Unlock()
 			return nil
 		}
 		select {
 		case <-done:
-			out, _ := os.ReadFile(logPath)
-			if strings.Contains(string(out), "could not bind") || strings.Contains(string(out), "Address already in use") {
+			out := output()
+			if strings.Contains(out, "could not bind") || strings.Contains(out, "Address already in use") {
 				return errPortTaken
 			}
 			return fmt.Errorf("pgtest: postgres exited: %v\n%s", cmd.ProcessState, out)
 		case <-ctx.Done():
 			cmd.Process.Signal(syscall.SIGQUIT)
 			<-done
-			out, _ := os.ReadFile(logPath)
-			return fmt.Errorf("pgtest: postgres did not accept connections in time (%v): %v\n%s", ctx.Err(), err, out)
+			return fmt.Errorf("pgtest: postgres did not accept connections in time (%v): %v\n%s", ctx.Err(), err, output())
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// Shutdown modes of Restart, as pg_ctl stop -m names them.
+const (
+	// Fast: open transactions rolled back, clients disconnected, a
+	// checkpoint written (SIGINT).
+	Fast = "fast"
+	// Immediate: every server process quits at once, without a
+	// checkpoint; the next start recovers from the log, as after a crash
+	// of the server (SIGQUIT).
+	Immediate = "immediate"
+)
+
+// Restart stops the server with a fast or an immediate shutdown (mode
+// Fast or Immediate), waits until it has exited, and starts it again on
+// the same port with the same data directory: what a client sees when the
+// database server is restarted under it. It waits until the server
+// accepts connections again. The port may have been taken meanwhile; it
+// is tried again for a while before Restart gives up.
+func (s *Server) Restart(ctx context.Context, mode string) error {
+	sig := syscall.SIGINT
+	switch mode {
+	case Fast:
+	case Immediate:
+		sig = syscall.SIGQUIT
+	default:
+		return fmt.Errorf("pgtest: unknown shutdown mode %q", mode)
+	}
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.mu.Unlock()
+	if cmd == nil {
+		return errors.New("pgtest: Restart of a server not running")
+	}
+	cmd.Process.Signal(sig)
+	select {
+	case <-done:
+	case <-time.After(stopTimeout):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return errors.New("pgtest: postgres did not stop in time and was killed")
+	}
+	if mode == Immediate {
+		// The postmaster is gone; its children quit on their own,
+		// without it: wait until none holds the data directory.
+		s.waitChildren(cmd.Process.Pid)
+	}
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	for {
+		err := s.launch(ctx, s.port, true)
+		if !errors.Is(err, errPortTaken) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pgtest: restart: port %d still taken: %w", s.port, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// waitChildren waits, for a while, until no process is left in the
+// process group of the postmaster pid (its backends and workers).
+func (s *Server) waitChildren(pid int) {
+	for deadline := time.Now().Add(stopTimeout); time.Now().Before(deadline); {
+		if err := syscall.Kill(-pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -257,7 +350,9 @@ func freePort() (int, error) {
 // benchmark divides it by the work done, a figure that other load on the
 // machine does not change the way it changes a rate. Linux only (/proc).
 func (s *Server) CPUTime() (time.Duration, error) {
+	s.mu.Lock()
 	pid := s.cmd.Process.Pid
+	s.mu.Unlock()
 	ticks, err := procTicks(pid, true)
 	if err != nil {
 		return 0, err
@@ -380,15 +475,18 @@ const stopTimeout = 30 * time.Second
 // does nothing.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
-		if s.cmd != nil {
+		s.mu.Lock()
+		cmd, done := s.cmd, s.done
+		s.mu.Unlock()
+		if cmd != nil {
 			// SIGINT is PostgreSQL's fast shutdown (pg_ctl stop -m fast):
 			// open transactions are rolled back, clients disconnected.
-			s.cmd.Process.Signal(syscall.SIGINT)
+			cmd.Process.Signal(syscall.SIGINT)
 			select {
-			case <-s.done:
+			case <-done:
 			case <-time.After(stopTimeout):
-				syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-				<-s.done
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				<-done
 				s.stopErr = errors.New("pgtest: postgres did not stop in time and was killed")
 			}
 		}
@@ -465,6 +563,29 @@ func Require(t testing.TB) *Server {
 		t.Fatal(shared.err)
 	}
 	return shared.server
+}
+
+// Own returns a server of the test's own, never the package's shared one,
+// stopped when the test ends: for a test that restarts it (Restart). It
+// skips or fails the test without PostgreSQL as Require does.
+func Own(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	if _, err := BinDir(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%v; CI is set, so this test must run", err)
+		}
+		t.Skip(err)
+	}
+	s, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
 }
 
 // DB returns the DSN of a new database for the test (on Require's server),

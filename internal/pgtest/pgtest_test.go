@@ -142,3 +142,55 @@ func TestBinDir(t *testing.T) {
 		}
 	}
 }
+
+// TestRestart: a server of its own, restarted with a fast then an
+// immediate shutdown, comes back on the same port with its data: what a
+// commit that waited for its flush wrote survives both. A connection of
+// before a restart is broken; a new one works.
+func TestRestart(t *testing.T) {
+	s := pgtest.Own(t, pgtest.Config{})
+	ctx := t.Context()
+	dsn, err := s.CreateDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := s.Port()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test server runs with synchronous_commit off: this session's
+	// commits wait for their flush, as a durable server's do.
+	if _, err := conn.Exec(ctx, "SET synchronous_commit = on; CREATE TABLE t (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	for i, mode := range []string{pgtest.Fast, pgtest.Immediate} {
+		if _, err := conn.Exec(ctx, "INSERT INTO t VALUES ($1)", i); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Restart(ctx, mode); err != nil {
+			t.Fatalf("%s restart: %v", mode, err)
+		}
+		if s.Port() != port {
+			t.Errorf("%s restart: port %d, was %d", mode, s.Port(), port)
+		}
+		if _, err := conn.Exec(ctx, "SELECT 1"); err == nil {
+			t.Errorf("%s restart: a connection of before it still works", mode)
+		}
+		conn.Close(ctx)
+		if conn, err = pgx.Connect(ctx, dsn); err != nil {
+			t.Fatalf("%s restart: %v", mode, err)
+		}
+		if _, err := conn.Exec(ctx, "SET synchronous_commit = on"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != i+1 {
+			t.Errorf("%s restart: %d rows, %v; want the %d committed", mode, n, err, i+1)
+		}
+	}
+	conn.Close(ctx)
+	if err := s.Restart(ctx, "smart"); err == nil {
+		t.Error("Restart with an unknown mode succeeded")
+	}
+}

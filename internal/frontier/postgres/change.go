@@ -49,6 +49,7 @@ type change struct {
 	added  frontier.Added
 
 	lease    *frontier.Lease // a release's
+	held     heldLease       // what names the lease in the database
 	next     time.Time
 	pause    bool
 	deferred bool
@@ -122,21 +123,45 @@ func (ch *change) offer(c *frontier.Candidate, requeue bool) error {
 
 // Add admits a batch of URLs.
 func (s *Store) Add(ctx context.Context, b frontier.Batch) (frontier.Added, error) {
-	ch := s.newChange(b.Admit)
-	for i := range b.Add {
-		if err := ch.offer(&b.Add[i], false); err != nil {
-			return frontier.Added{}, err
+	prepare := func() (*change, error) {
+		ch := s.newChange(b.Admit)
+		for i := range b.Add {
+			if err := ch.offer(&b.Add[i], false); err != nil {
+				return nil, err
+			}
 		}
-	}
-	for i := range b.Requeue {
-		if err := ch.offer(&b.Requeue[i], true); err != nil {
-			return frontier.Added{}, err
+		for i := range b.Requeue {
+			if err := ch.offer(&b.Requeue[i], true); err != nil {
+				return nil, err
+			}
 		}
+		return ch, nil
 	}
-	if len(ch.staged) == 0 {
-		return frontier.Added{}, nil
+	ch, err := prepare()
+	if err != nil || len(ch.staged) == 0 {
+		return frontier.Added{}, err
 	}
-	return ch.run(ctx)
+	return s.runChange(ctx, "add", ch, prepare)
+}
+
+// runChange runs ch, and when the database was out of reach, runs a change
+// prepare makes again (retry.go says why that is safe), as often as retry
+// says.
+func (s *Store) runChange(ctx context.Context, what string, ch *change, prepare func() (*change, error)) (frontier.Added, error) {
+	var added frontier.Added
+	err := s.retry(ctx, what, func() error {
+		if ch == nil {
+			var err error
+			if ch, err = prepare(); err != nil {
+				return err
+			}
+		}
+		var err error
+		added, err = ch.run(ctx)
+		ch = nil // the next attempt starts afresh
+		return err
+	})
+	return added, err
 }
 
 // Release ends a lease.
@@ -162,24 +187,35 @@ func (s *Store) Release(ctx context.Context, req frontier.ReleaseRequest) (front
 			return frontier.Added{}, fmt.Errorf("frontier/postgres: the item %s was not handed out by this backend", r.Item.URL)
 		}
 	}
-	ch := s.newChange(req.Admit)
-	ch.lease, ch.next, ch.pause, ch.deferred, ch.state = l, req.Next, req.Pause, req.Deferred, req.HostState
-	for _, r := range req.Results {
-		for i := range r.Add {
-			if err := ch.offer(&r.Add[i], false); err != nil {
-				return frontier.Added{}, err
+	held, ok := leaseOf(l)
+	if !ok {
+		return frontier.Added{}, fmt.Errorf("frontier/postgres: the lease of %s was not handed out by this backend", l.Host)
+	}
+	prepare := func() (*change, error) {
+		ch := s.newChange(req.Admit)
+		ch.lease, ch.held, ch.next, ch.pause, ch.deferred, ch.state = l, held, req.Next, req.Pause, req.Deferred, req.HostState
+		for _, r := range req.Results {
+			for i := range r.Add {
+				if err := ch.offer(&r.Add[i], false); err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	own := ch.host(l.Host)
-	for _, r := range req.Results {
-		if err := ch.settle(own, &r); err != nil {
-			return frontier.Added{}, err
+		own := ch.host(l.Host)
+		for _, r := range req.Results {
+			if err := ch.settle(own, &r); err != nil {
+				return nil, err
+			}
 		}
+		return ch, nil
 	}
-	added, err := ch.run(ctx)
+	ch, err := prepare()
+	if err != nil {
+		return frontier.Added{}, err
+	}
+	added, err := s.runChange(ctx, "release", ch, prepare)
 	if err == nil || errors.Is(err, frontier.ErrLeaseLost) {
-		s.drop(l.Host, l.ID)
+		s.drop(l.Host, held)
 	}
 	return added, err
 }

@@ -12,7 +12,8 @@ import (
 // A claim is one statement, one round trip: it picks the host and locks
 // its row (FOR UPDATE SKIP LOCKED when any host will do, so that workers
 // claiming at once pass each other by instead of queueing on one row),
-// takes the lease — a new epoch, the owner, the expiry on the claimant's
+// takes the lease — a new epoch, the claim's token (lease_owner, see
+// heldLease), the expiry on the claimant's
 // clock and the deadline on the database's — and reads the host's due
 // entries. When no host is due it returns instead the time the first one
 // will be.
@@ -40,7 +41,7 @@ FROM h LEFT JOIN LATERAL (
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, `
 
-// leaseSet is the SET of a claim's UPDATE. $2 owner, $3 expiry on the
+// leaseSet is the SET of a claim's UPDATE. $2 token, $3 expiry on the
 // claimant's clock, $4 TTL on the database's, in µs. The entries added
 // since the last claim or release are folded into due: added_due then
 // collects those added during the lease, which are not the lease's, so
@@ -130,7 +131,7 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 	if req.TTL <= 0 {
 		req.TTL = frontier.DefaultTTL
 	}
-	args := []any{req.Now, s.owner, req.Now.Add(req.TTL), float64(s.leaseTTL.Microseconds()), req.Max}
+	args := []any{req.Now, nil, req.Now.Add(req.TTL), float64(s.leaseTTL.Microseconds()), req.Max}
 	sql := s.sql.claimAny
 	if req.Host != "" {
 		sql = s.sql.claimHost
@@ -141,43 +142,69 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 	} else if s.maxPerAddr > 0 {
 		args = append(args, s.maxPerAddr)
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("frontier/postgres: claim: %w", err)
-	}
 	var (
-		l     *frontier.Lease
-		fresh bool
-		next  *time.Time
+		l      *frontier.Lease
+		fresh  bool
+		next   *time.Time
+		token  [16]byte
+		tokens [][16]byte // of every attempt
 	)
-	for rows.Next() {
-		var (
-			host    *string
-			epoch   *int64
-			expires *time.Time
-			ok      *bool
-			state   []byte
-			e       entryRow
-		)
-		err := rows.Scan(&host, &epoch, &expires, &ok, &state,
-			&e.due, &e.seq, &e.url, &e.depth, &e.attempts, &e.hops, &e.kind, &e.recrawl, &e.asIs, &e.parent, &next)
+	defer func() {
+		// Until now, a lease an attempt took is not one a restart lost
+		// (giveBackLost): it is held, given back, or abandoned.
+		s.mu.Lock()
+		for _, t := range tokens {
+			delete(s.mu.claiming, t)
+		}
+		s.mu.Unlock()
+	}()
+	err := s.retry(ctx, "claim", func() error {
+		if l != nil {
+			// The last attempt read its lease, then lost the connection
+			// before it knew whether the claim was committed: give the
+			// lease back, if it was, rather than leave it to its deadline.
+			s.abandon(ctx, l)
+		}
+		l, fresh, next = nil, false, nil
+		token = s.newToken()
+		tokens = append(tokens, token)
+		s.mu.Lock()
+		s.mu.claiming[token] = true
+		s.mu.Unlock()
+		args[1] = token
+		rows, err := s.pool.Query(ctx, sql, args...)
 		if err != nil {
-			rows.Close()
-			return nil, time.Time{}, fmt.Errorf("frontier/postgres: claim: %w", err)
+			return err
 		}
-		if host == nil {
-			continue // nothing claimed: next says when
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				host    *string
+				epoch   *int64
+				expires *time.Time
+				ok      *bool
+				state   []byte
+				e       entryRow
+			)
+			err := rows.Scan(&host, &epoch, &expires, &ok, &state,
+				&e.due, &e.seq, &e.url, &e.depth, &e.attempts, &e.hops, &e.kind, &e.recrawl, &e.asIs, &e.parent, &next)
+			if err != nil {
+				return err
+			}
+			if host == nil {
+				continue // nothing claimed: next says when
+			}
+			if l == nil {
+				l = &frontier.Lease{Host: *host, Expires: *expires, ID: uint64(*epoch), HostState: state, Ref: append([]byte(nil), token[:]...)}
+				fresh = *ok
+			}
+			if e.seq != nil {
+				l.Items = append(l.Items, e.item(l.Host))
+			}
 		}
-		if l == nil {
-			l = &frontier.Lease{Host: *host, Expires: *expires, ID: uint64(*epoch), HostState: state}
-			fresh = *ok
-		}
-		if e.seq != nil {
-			l.Items = append(l.Items, e.item(l.Host))
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("frontier/postgres: claim: %w", err)
 	}
 	if l == nil {
@@ -186,7 +213,7 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 		}
 		return nil, *next, nil
 	}
-	s.hold(l.Host, l.ID)
+	s.hold(l.Host, heldLease{l.ID, token})
 	s.noteClaim()
 	if !fresh || len(l.Items) == 0 {
 		// The host changed between the statement's snapshot and its
@@ -205,26 +232,37 @@ func (s *Store) Claim(ctx context.Context, req frontier.ClaimRequest) (*frontier
 // abandon gives back a lease without settling anything, after a claim
 // that failed half-way.
 func (s *Store) abandon(ctx context.Context, l *frontier.Lease) {
-	s.drop(l.Host, l.ID)
-	s.pool.Exec(ctx, `UPDATE gc_hosts SET lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = lease_epoch + 1
-WHERE bucket = $1 AND host = $2 AND lease_epoch = $3`, bucketOf(l.Host), l.Host, int64(l.ID))
+	h, _ := leaseOf(l)
+	s.drop(l.Host, h)
+	s.retry(ctx, "abandon", func() error {
+		_, err := s.pool.Exec(ctx, `UPDATE gc_hosts SET lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = lease_epoch + 1
+WHERE bucket = $1 AND host = $2 AND lease_epoch = $3 AND lease_owner = $4`, bucketOf(l.Host), l.Host, int64(h.epoch), h.token)
+		return err
+	})
 }
 
 func (s *Store) readItems(ctx context.Context, host string, now time.Time, n int) ([]*frontier.Item, error) {
-	rows, err := s.pool.Query(ctx, itemsSQL, bucketOf(host), host, now, n)
+	var items []*frontier.Item
+	err := s.retry(ctx, "claim", func() error {
+		items = nil
+		rows, err := s.pool.Query(ctx, itemsSQL, bucketOf(host), host, now, n)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e entryRow
+			if err := rows.Scan(&e.due, &e.seq, &e.url, &e.depth, &e.attempts, &e.hops, &e.kind, &e.recrawl, &e.asIs, &e.parent); err != nil {
+				return err
+			}
+			items = append(items, e.item(host))
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("frontier/postgres: claim: %w", err)
 	}
-	defer rows.Close()
-	var items []*frontier.Item
-	for rows.Next() {
-		var e entryRow
-		if err := rows.Scan(&e.due, &e.seq, &e.url, &e.depth, &e.attempts, &e.hops, &e.kind, &e.recrawl, &e.asIs, &e.parent); err != nil {
-			return nil, fmt.Errorf("frontier/postgres: claim: %w", err)
-		}
-		items = append(items, e.item(host))
-	}
-	return items, rows.Err()
+	return items, nil
 }
 
 // entryRow is a queue row as scanned; its columns are NULL in the row of

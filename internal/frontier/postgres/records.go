@@ -16,7 +16,9 @@ import (
 func (s *Store) Seen(ctx context.Context, canonical string) (bool, error) {
 	k := frontier.Hash(canonical)
 	var seen bool
-	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT FROM gc_seen WHERE bucket = $1 AND key = $2)", keyBucket(k), k).Scan(&seen)
+	err := s.retry(ctx, "seen", func() error {
+		return s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT FROM gc_seen WHERE bucket = $1 AND key = $2)", keyBucket(k), k).Scan(&seen)
+	})
 	if err != nil {
 		return false, fmt.Errorf("frontier/postgres: seen: %w", err)
 	}
@@ -26,7 +28,10 @@ func (s *Store) Seen(ctx context.Context, canonical string) (bool, error) {
 // MarkSeen adds a canonical URL to the seen-set without queueing it.
 func (s *Store) MarkSeen(ctx context.Context, canonical string) error {
 	k := frontier.Hash(canonical)
-	_, err := s.pool.Exec(ctx, "INSERT INTO gc_seen (bucket, key) VALUES ($1, $2) ON CONFLICT DO NOTHING", keyBucket(k), k)
+	err := s.retry(ctx, "mark seen", func() error {
+		_, err := s.pool.Exec(ctx, "INSERT INTO gc_seen (bucket, key) VALUES ($1, $2) ON CONFLICT DO NOTHING", keyBucket(k), k)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("frontier/postgres: mark seen: %w", err)
 	}
@@ -37,30 +42,34 @@ func (s *Store) MarkSeen(ctx context.Context, canonical string) error {
 // It reads every such host's row: it is for reports, not for the crawl
 // loop.
 func (s *Store) Hosts(ctx context.Context) ([]frontier.HostInfo, error) {
-	rows, err := s.pool.Query(ctx, `
+	var out []frontier.HostInfo
+	err := s.retry(ctx, "hosts", func() error {
+		out = nil
+		rows, err := s.pool.Query(ctx, `
 SELECT host, pending, queued, over_budget, next_allowed, least(due, added_due), lease_owner IS NOT NULL
 FROM gc_hosts WHERE pending > 0 ORDER BY ready_at, bucket, host`)
-	if err != nil {
-		return nil, fmt.Errorf("frontier/postgres: hosts: %w", err)
-	}
-	var out []frontier.HostInfo
-	var (
-		h            frontier.HostInfo
-		pending      int32
-		queued, over int64
-		next, due    *time.Time
-	)
-	_, err = pgx.ForEachRow(rows, []any{&h.Host, &pending, &queued, &over, &next, &due, &h.Leased}, func() error {
-		info := h
-		info.Pending, info.Queued, info.OverBudget = int(pending), int(queued), int(over)
-		if next != nil {
-			info.Next = *next
+		if err != nil {
+			return err
 		}
-		if due != nil {
-			info.Due = *due
-		}
-		out = append(out, info)
-		return nil
+		var (
+			h            frontier.HostInfo
+			pending      int32
+			queued, over int64
+			next, due    *time.Time
+		)
+		_, err = pgx.ForEachRow(rows, []any{&h.Host, &pending, &queued, &over, &next, &due, &h.Leased}, func() error {
+			info := h
+			info.Pending, info.Queued, info.OverBudget = int(pending), int(queued), int(over)
+			if next != nil {
+				info.Next = *next
+			}
+			if due != nil {
+				info.Due = *due
+			}
+			out = append(out, info)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("frontier/postgres: hosts: %w", err)
@@ -72,7 +81,9 @@ FROM gc_hosts WHERE pending > 0 ORDER BY ready_at, bucket, host`)
 func (s *Store) History(ctx context.Context, canonical string) (*frontier.History, error) {
 	k := frontier.Hash(canonical)
 	var b []byte
-	err := s.pool.QueryRow(ctx, "SELECT record FROM gc_history WHERE bucket = $1 AND key = $2", keyBucket(k), k).Scan(&b)
+	err := s.retry(ctx, "history", func() error {
+		return s.pool.QueryRow(ctx, "SELECT record FROM gc_history WHERE bucket = $1 AND key = $2", keyBucket(k), k).Scan(&b)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -98,27 +109,56 @@ func decodeHistory(b []byte) (*frontier.History, error) {
 }
 
 // EachHistory calls fn for every URL with a history, in no particular
-// order, reading them as it goes.
+// order, reading them as it goes. Once fn has been called, a connection
+// lost is an error: the histories are not read again.
 func (s *Store) EachHistory(ctx context.Context, fn func(*frontier.History) error) error {
-	rows, err := s.pool.Query(ctx, "SELECT record FROM gc_history")
-	if err != nil {
-		return fmt.Errorf("frontier/postgres: histories: %w", err)
-	}
-	var b []byte
-	_, err = pgx.ForEachRow(rows, []any{&b}, func() error {
-		h, err := decodeHistory(b)
+	var stop, late error // fn's error or a corrupt record; a read failed after fn was called
+	err := s.retry(ctx, "histories", func() error {
+		rows, err := s.pool.Query(ctx, "SELECT record FROM gc_history")
 		if err != nil {
 			return err
 		}
-		return fn(h)
+		defer rows.Close()
+		called := false
+		var b []byte
+		for rows.Next() {
+			if err := rows.Scan(&b); err != nil {
+				return err
+			}
+			h, err := decodeHistory(b)
+			if err == nil {
+				called = true
+				err = fn(h)
+			}
+			if err != nil {
+				stop = err
+				return nil
+			}
+		}
+		if err := rows.Err(); err != nil && called {
+			late = err
+			return nil
+		}
+		return rows.Err()
 	})
-	return err
+	switch {
+	case stop != nil:
+		return stop
+	case late != nil:
+		err = late
+	}
+	if err != nil {
+		return fmt.Errorf("frontier/postgres: histories: %w", err)
+	}
+	return nil
 }
 
 // Robots returns the cached robots.txt record of an origin, or nil.
 func (s *Store) Robots(ctx context.Context, origin string) (*frontier.RobotsRecord, error) {
 	var b []byte
-	err := s.pool.QueryRow(ctx, "SELECT record FROM gc_robots WHERE bucket = $1 AND origin = $2", bucketOf(origin), origin).Scan(&b)
+	err := s.retry(ctx, "robots", func() error {
+		return s.pool.QueryRow(ctx, "SELECT record FROM gc_robots WHERE bucket = $1 AND origin = $2", bucketOf(origin), origin).Scan(&b)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -138,9 +178,12 @@ func (s *Store) PutRobots(ctx context.Context, origin string, r *frontier.Robots
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, `
+	err = s.retry(ctx, "put robots", func() error {
+		_, err := s.pool.Exec(ctx, `
 INSERT INTO gc_robots (bucket, origin, record) VALUES ($1, $2, $3::text::jsonb)
 ON CONFLICT (bucket, origin) DO UPDATE SET record = excluded.record`, bucketOf(origin), origin, string(b))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("frontier/postgres: put robots: %w", err)
 	}
@@ -150,7 +193,9 @@ ON CONFLICT (bucket, origin) DO UPDATE SET record = excluded.record`, bucketOf(o
 // Meta returns a named value stored with the job, or "".
 func (s *Store) Meta(ctx context.Context, name string) (string, error) {
 	var v string
-	err := s.pool.QueryRow(ctx, "SELECT value FROM gc_meta WHERE name = $1", name).Scan(&v)
+	err := s.retry(ctx, "meta", func() error {
+		return s.pool.QueryRow(ctx, "SELECT value FROM gc_meta WHERE name = $1", name).Scan(&v)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
@@ -162,9 +207,12 @@ func (s *Store) Meta(ctx context.Context, name string) (string, error) {
 
 // SetMeta stores a named value with the job.
 func (s *Store) SetMeta(ctx context.Context, name, value string) error {
-	_, err := s.pool.Exec(ctx, `
+	err := s.retry(ctx, "set meta", func() error {
+		_, err := s.pool.Exec(ctx, `
 INSERT INTO gc_meta (name, value) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, value)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("frontier/postgres: set meta: %w", err)
 	}
@@ -186,7 +234,8 @@ func (s *Store) MergeList(ctx context.Context, name string, values []string) ([]
 		return nil, err
 	}
 	var out string
-	err = s.pool.QueryRow(ctx, `
+	err = s.retry(ctx, "merge "+name, func() error {
+		return s.pool.QueryRow(ctx, `
 INSERT INTO gc_meta AS m (name, value) VALUES ($1, $2::jsonb::text)
 ON CONFLICT (name) DO UPDATE SET value = (
 	SELECT coalesce(jsonb_agg(e ORDER BY src, ord), '[]'::jsonb)::text FROM (
@@ -196,6 +245,7 @@ ON CONFLICT (name) DO UPDATE SET value = (
 		WHERE NOT m.value::jsonb @> jsonb_build_array(e)
 	) u)
 RETURNING value`, name, string(add)).Scan(&out)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("frontier/postgres: merge %s: %w", name, err)
 	}
@@ -209,10 +259,13 @@ RETURNING value`, name, string(add)).Scan(&out)
 // SetAddr records the address host was last fetched from, which the
 // workers of a shared crawl read (Addr) to keep to a budget per address.
 func (s *Store) SetAddr(ctx context.Context, host, addr string) error {
-	_, err := s.pool.Exec(ctx, `
+	err := s.retry(ctx, "set address", func() error {
+		_, err := s.pool.Exec(ctx, `
 INSERT INTO gc_hosts AS h (bucket, host, addr) VALUES ($1, $2, $3)
 ON CONFLICT (bucket, host) DO UPDATE SET addr = excluded.addr WHERE h.addr IS DISTINCT FROM excluded.addr`,
-		bucketOf(host), host, addr)
+			bucketOf(host), host, addr)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("frontier/postgres: set address: %w", err)
 	}
@@ -222,7 +275,9 @@ ON CONFLICT (bucket, host) DO UPDATE SET addr = excluded.addr WHERE h.addr IS DI
 // Addr returns the address SetAddr last recorded for host, or "".
 func (s *Store) Addr(ctx context.Context, host string) (string, error) {
 	var addr *string
-	err := s.pool.QueryRow(ctx, "SELECT addr FROM gc_hosts WHERE bucket = $1 AND host = $2", bucketOf(host), host).Scan(&addr)
+	err := s.retry(ctx, "address", func() error {
+		return s.pool.QueryRow(ctx, "SELECT addr FROM gc_hosts WHERE bucket = $1 AND host = $2", bucketOf(host), host).Scan(&addr)
+	})
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && addr == nil) {
 		return "", nil
 	}
@@ -244,10 +299,12 @@ func (s *Store) AddrBusy(ctx context.Context, host string) (bool, error) {
 		return false, nil
 	}
 	var busy bool
-	err := s.pool.QueryRow(ctx, `
+	err := s.retry(ctx, "address budget", func() error {
+		return s.pool.QueryRow(ctx, `
 SELECT count(*) > $3 FROM gc_hosts o
 WHERE o.addr = (SELECT addr FROM gc_hosts WHERE bucket = $1 AND host = $2)
 	AND o.lease_owner IS NOT NULL AND o.lease_deadline > now()`, bucketOf(host), host, s.maxPerAddr).Scan(&busy)
+	})
 	if err != nil {
 		return false, fmt.Errorf("frontier/postgres: address budget: %w", err)
 	}
@@ -262,9 +319,11 @@ WHERE o.addr = (SELECT addr FROM gc_hosts WHERE bucket = $1 AND host = $2)
 // enough to ask whenever a worker finds nothing to claim.
 func (s *Store) Outstanding(ctx context.Context) (bool, error) {
 	var out bool
-	err := s.pool.QueryRow(ctx, `
+	err := s.retry(ctx, "outstanding", func() error {
+		return s.pool.QueryRow(ctx, `
 SELECT EXISTS (SELECT FROM gc_hosts WHERE lease_owner IS NOT NULL AND lease_deadline > now() AND pending > 0)
 	OR EXISTS (SELECT FROM gc_hosts WHERE ready_at IS NOT NULL AND NOT deferred)`).Scan(&out)
+	})
 	if err != nil {
 		return false, fmt.Errorf("frontier/postgres: outstanding: %w", err)
 	}

@@ -22,7 +22,7 @@ func (ch *change) run(ctx context.Context) (_ frontier.Added, err error) {
 		return frontier.Added{}, fmt.Errorf("frontier/postgres: %w", err)
 	}
 	defer func() {
-		if conn.Conn().PgConn().TxStatus() != 'I' {
+		if c := conn.Conn(); !c.IsClosed() && c.PgConn().TxStatus() != 'I' {
 			// A transaction left open by an error: roll it back, or the
 			// pool closes the connection.
 			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
@@ -180,7 +180,7 @@ func (ch *change) offerRound(ctx context.Context, conn *pgxpool.Conn, staged boo
 	}
 	held := true
 	if l := ch.lease; l != nil {
-		b.Queue(heldSQL, bucketOf(l.Host), l.Host, int64(l.ID), s.owner).QueryRow(func(row pgx.Row) error {
+		b.Queue(heldSQL, bucketOf(l.Host), l.Host, int64(ch.held.epoch), ch.held.token).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&held)
 		})
 	}
@@ -264,7 +264,7 @@ const (
 
 	// releaseSQL ends the lease of host $1/$2 when it touches no other
 	// host: pending by $3, next allowed time $4, pause $5, fenced by epoch
-	// $6 and owner $7; $8 says whether it is deferred, $9 is its state
+	// $6 and token $7; $8 says whether it is deferred, $9 is its state
 	// (NULL keeps the state kept).
 	releaseSQL = `
 WITH up AS (
@@ -280,7 +280,7 @@ SELECT gc_fence(EXISTS (SELECT FROM up))`
 	// hostsSQL applies the deltas ($3–$8) of every host a change touches,
 	// in key order. For a release, host $1/$2 is the released one: its
 	// lease ends as in releaseSQL ($9 next, $10 pause, $11 epoch, $12
-	// owner, $13 deferred, $14 state), and the transaction fails when the fence does not hold.
+	// token, $13 deferred, $14 state), and the transaction fails when the fence does not hold.
 	hostsSQL = `
 WITH up AS (
 	INSERT INTO gc_hosts AS h (bucket, host, pending, queued, over_budget, added_due)
@@ -329,7 +329,7 @@ func (ch *change) writeRound(ctx context.Context, conn *pgxpool.Conn, admitted [
 		own = ch.hosts[l.Host]
 	}
 	if own != nil && len(ch.hosts) == 1 && own.over == 0 && own.queued == 0 {
-		b.Queue(releaseSQL, *ownBucket, l.Host, int32(own.pending), nullTime(ch.next), pause, int64(l.ID), ch.s.owner, ch.deferred, ch.state)
+		b.Queue(releaseSQL, *ownBucket, l.Host, int32(own.pending), nullTime(ch.next), pause, int64(ch.held.epoch), ch.held.token, ch.deferred, ch.state)
 	} else if len(ch.hosts) > 0 {
 		names := make([]string, 0, len(ch.hosts))
 		for h := range ch.hosts {
@@ -345,12 +345,13 @@ func (ch *change) writeRound(ctx context.Context, conn *pgxpool.Conn, admitted [
 			buckets[i], pending[i], queued[i], over[i], due[i] = d.bucket, int32(d.pending), int64(d.queued), int64(d.over), d.due
 		}
 		var epoch *int64
+		var token *[16]byte
 		if l != nil {
-			e := int64(l.ID)
-			epoch = &e
+			e := int64(ch.held.epoch)
+			epoch, token = &e, &ch.held.token
 		}
 		b.Queue(hostsSQL, ownBucket, ownHost, buckets, names, pending, queued, over, due,
-			nullTime(ch.next), pause, epoch, ch.s.owner, ch.deferred, ch.state)
+			nullTime(ch.next), pause, epoch, token, ch.deferred, ch.state)
 	}
 	if explicit {
 		b.Queue("COMMIT")

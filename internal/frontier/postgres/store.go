@@ -44,6 +44,12 @@ type Options struct {
 	// changes (the crawl fetches those URLs once more), never its
 	// consistency. A synchronous_commit given in the DSN wins.
 	SyncCommit bool
+	// RetryFor is how long a call keeps trying while the database server
+	// is out of reach (restarting, failing over): each call that fails
+	// because its connection was lost or refused is made again on a new
+	// one, until it gets through or the server has been out of reach this
+	// long; then it returns the error. Default DefaultRetryFor (2 min).
+	RetryFor time.Duration
 	// MaxPerAddr, when positive, is how many hosts sharing an IP address
 	// (as SetAddr recorded it) may be leased at once, by all the workers
 	// together: the crawl's requests in flight to one address. Every
@@ -63,7 +69,8 @@ type Store struct {
 	pool     *pgxpool.Pool
 	limits   frontier.Limits
 	leaseTTL time.Duration
-	owner    [16]byte // the lease_owner of this Store's leases
+	retryFor time.Duration
+	id       [8]byte // the first half of the tokens of this Store's claims
 	logger   *slog.Logger
 	// maxPerAddr is Options.MaxPerAddr, and sql the claims with or
 	// without its condition.
@@ -76,12 +83,19 @@ type Store struct {
 	once      sync.Once
 	claims    atomic.Int64 // leases taken, for vacuumEvery
 	vacuuming atomic.Bool
+	restarts  atomic.Uint64 // see Restarts
 	mu        struct {
 		sync.Mutex
-		held map[string]uint64 // host → epoch of the leases this Store holds
+		held map[string]heldLease // host → the lease this Store holds
+		// claiming are the tokens of the claims under way, whose leases
+		// are not held yet.
+		claiming map[[16]byte]bool
 		// renewOff, set by tests, stops renewals, as if the process had
 		// stopped.
 		renewOff bool
+		// serverStart is when the database server the store's connections
+		// go to was started, as the first of them found it.
+		serverStart time.Time
 	}
 }
 
@@ -108,10 +122,6 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		// execution: a sixth of the server's time per lease, measured.
 		params["plan_cache_mode"] = "force_generic_plan"
 	}
-	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		_, err := c.Exec(ctx, stageTable)
-		return err
-	}
 	s := &Store{
 		limits:   opts.Limits,
 		leaseTTL: opts.LeaseTTL,
@@ -121,6 +131,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
 	}
+	if s.retryFor = opts.RetryFor; s.retryFor <= 0 {
+		s.retryFor = DefaultRetryFor
+	}
 	if opts.MaxPerAddr > 0 {
 		s.maxPerAddr = int32(min(opts.MaxPerAddr, 1<<30))
 	}
@@ -128,10 +141,22 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	if _, err := rand.Read(s.owner[:]); err != nil {
-		return nil, err
+	s.mu.held = make(map[string]heldLease)
+	s.mu.claiming = make(map[[16]byte]bool)
+	rand.Read(s.id[:]) // crypto/rand.Read never returns an error (Go 1.24+).
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, stageTable); err != nil {
+			return err
+		}
+		var started time.Time
+		if err := c.QueryRow(ctx, "SELECT pg_postmaster_start_time()").Scan(&started); err != nil {
+			return err
+		}
+		if s.noteServerStart(started) {
+			s.giveBackLost(ctx, c)
+		}
+		return nil
 	}
-	s.mu.held = make(map[string]uint64)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("frontier/postgres: %w", err)
@@ -173,7 +198,7 @@ func (s *Store) Close() error {
 func (s *Store) giveBack(ctx context.Context) error {
 	s.mu.Lock()
 	held := s.mu.held
-	s.mu.held = make(map[string]uint64)
+	s.mu.held = make(map[string]heldLease)
 	s.mu.Unlock()
 	_, err := s.eachLease(ctx, held, `
 UPDATE gc_hosts SET lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = lease_epoch + 1
@@ -185,12 +210,12 @@ WHERE bucket = $1 AND host = $2 AND lease_epoch = $3 AND lease_owner = $4`)
 }
 
 // eachLease runs sql, which updates one host's row ($1 bucket, $2 host,
-// $3 epoch, $4 owner, $5 the LeaseTTL in µs if it uses it), for every
+// $3 epoch, $4 token, $5 the LeaseTTL in µs if it uses it), for every
 // lease of held, in key order — the order every statement that locks
 // several hosts takes them in, so that none waits for another in a cycle
 // — in one round trip and one transaction. It returns the hosts whose row
 // it did not find: their lease is gone.
-func (s *Store) eachLease(ctx context.Context, held map[string]uint64, sql string, extra ...any) (lost []string, err error) {
+func (s *Store) eachLease(ctx context.Context, held map[string]heldLease, sql string, extra ...any) (lost []string, err error) {
 	if len(held) == 0 {
 		return nil, nil
 	}
@@ -201,16 +226,20 @@ func (s *Store) eachLease(ctx context.Context, held map[string]uint64, sql strin
 	slices.SortFunc(hosts, func(a, b string) int {
 		return cmp.Or(cmp.Compare(bucketOf(a), bucketOf(b)), strings.Compare(a, b))
 	})
-	b := &pgx.Batch{}
-	for _, h := range hosts {
-		b.Queue(sql, append([]any{bucketOf(h), h, int64(held[h]), s.owner}, extra...)...).Exec(func(ct pgconn.CommandTag) error {
-			if ct.RowsAffected() == 0 {
-				lost = append(lost, h)
-			}
-			return nil
-		})
-	}
-	return lost, s.pool.SendBatch(ctx, b).Close()
+	err = s.retry(ctx, "leases", func() error {
+		lost = lost[:0]
+		b := &pgx.Batch{}
+		for _, h := range hosts {
+			b.Queue(sql, append([]any{bucketOf(h), h, int64(held[h].epoch), held[h].token}, extra...)...).Exec(func(ct pgconn.CommandTag) error {
+				if ct.RowsAffected() == 0 {
+					lost = append(lost, h)
+				}
+				return nil
+			})
+		}
+		return s.pool.SendBatch(ctx, b).Close()
+	})
+	return lost, err
 }
 
 // renew pushes back the database-clock deadline of the leases the store
@@ -289,16 +318,154 @@ func (s *Store) noteClaim() {
 	}()
 }
 
-// hold and drop keep the set of leases the store renews.
-func (s *Store) hold(host string, epoch uint64) {
+// Restarts returns how many times the store has found the database server
+// started again since Open: a new connection (the pool makes them as
+// needed, and after a restart every one is new) finds the server's start
+// time changed. Every change the store acknowledged before a restart is
+// there after it when the server shut down cleanly, but after a crash of
+// the server the changes of its last moment may be gone
+// (synchronous_commit=off, see Options.SyncCommit) — as if the crash had
+// come a moment earlier: the URLs whose releases are lost are queued
+// again. A caller that keeps what the store acknowledged — the links it
+// knows queued, the seeds it added — must forget it, or offer it again,
+// when Restarts changes; it changes before the first call on the restarted
+// server returns.
+func (s *Store) Restarts() uint64 { return s.restarts.Load() }
+
+// noteServerStart notes the start time of the server a new connection
+// reached, and counts a restart when it changed, which it reports.
+func (s *Store) noteServerStart(t time.Time) bool {
 	s.mu.Lock()
-	s.mu.held[host] = epoch
+	defer s.mu.Unlock()
+	switch {
+	case s.mu.serverStart.IsZero():
+		s.mu.serverStart = t
+	case !t.Equal(s.mu.serverStart):
+		s.mu.serverStart = t
+		s.restarts.Add(1)
+		s.logger.Warn("frontier/postgres: the database server was restarted", "started", t)
+		return true
+	}
+	return false
+}
+
+// giveBackLost gives back, on connection c to a server just restarted,
+// the leases this store took before the restart and no longer holds: those
+// whose release the crash of the server lost. Left alone, they would keep
+// their hosts from every worker until their deadline. A lease taken on the
+// restarted server (its deadline is past the restart's) is left alone,
+// whoever holds it, and so is every lease this store holds or is taking.
+// Failures are logged only: the leases then end at their deadline.
+func (s *Store) giveBackLost(ctx context.Context, c *pgx.Conn) {
+	var lo, hi [16]byte
+	copy(lo[:], s.id[:])
+	copy(hi[:], s.id[:])
+	for i := len(s.id); i < len(hi); i++ {
+		hi[i] = 0xff
+	}
+	rows, err := c.Query(ctx, `
+SELECT bucket, host, lease_epoch, lease_owner FROM gc_hosts
+WHERE lease_owner BETWEEN $1 AND $2
+	AND lease_deadline < pg_postmaster_start_time() + $3::float8 * interval '1 microsecond'`,
+		lo, hi, float64(s.leaseTTL.Microseconds()))
+	if err != nil {
+		s.logger.Warn("frontier/postgres: cannot look for leases a restart lost", "err", err)
+		return
+	}
+	type lostLease struct {
+		bucket int32
+		host   string
+		l      heldLease
+	}
+	var lost []lostLease
+	var (
+		bucket int32
+		host   string
+		epoch  int64
+		token  [16]byte
+	)
+	_, err = pgx.ForEachRow(rows, []any{&bucket, &host, &epoch, &token}, func() error {
+		lost = append(lost, lostLease{bucket, host, heldLease{uint64(epoch), token}})
+		return nil
+	})
+	if err != nil {
+		s.logger.Warn("frontier/postgres: cannot look for leases a restart lost", "err", err)
+		return
+	}
+	s.mu.Lock()
+	lost = slices.DeleteFunc(lost, func(x lostLease) bool {
+		if s.mu.claiming[x.l.token] {
+			return true
+		}
+		for _, h := range s.mu.held {
+			if h.token == x.l.token {
+				return true
+			}
+		}
+		return false
+	})
+	s.mu.Unlock()
+	if len(lost) == 0 {
+		return
+	}
+	// In key order, each fenced by its epoch and token, as eachLease.
+	slices.SortFunc(lost, func(a, b lostLease) int {
+		return cmp.Or(cmp.Compare(a.bucket, b.bucket), strings.Compare(a.host, b.host))
+	})
+	b := &pgx.Batch{}
+	for _, x := range lost {
+		b.Queue(`UPDATE gc_hosts SET lease_owner = NULL, lease_expires = NULL, lease_deadline = NULL, lease_epoch = lease_epoch + 1
+WHERE bucket = $1 AND host = $2 AND lease_epoch = $3 AND lease_owner = $4`, x.bucket, x.host, int64(x.l.epoch), x.l.token)
+	}
+	if err := c.SendBatch(ctx, b).Close(); err != nil {
+		s.logger.Warn("frontier/postgres: cannot give back the leases a restart lost", "err", err, "leases", len(lost))
+		return
+	}
+	s.logger.Info("frontier/postgres: leases whose release the restart lost given back", "leases", len(lost))
+}
+
+// heldLease is a lease the store holds: its epoch, and the token of the
+// claim that took it (lease_owner), which the fence checks with the epoch.
+//
+// The epoch alone does not name a lease once the database server has
+// crashed and come back without the commits of its last moment
+// (synchronous_commit=off): a claim lost so is made again with the same
+// epoch, and the holder of the lost one must not release (or renew, or
+// give back) the new one. Each claim's random token tells them apart.
+type heldLease struct {
+	epoch uint64
+	token [16]byte
+}
+
+// leaseOf returns what names l in the database, or false for a lease this
+// backend did not hand out.
+func leaseOf(l *frontier.Lease) (heldLease, bool) {
+	h := heldLease{epoch: l.ID}
+	if len(l.Ref) != len(h.token) {
+		return h, false
+	}
+	copy(h.token[:], l.Ref)
+	return h, true
+}
+
+// newToken returns a claim's token: the store's id, then random bytes.
+func (s *Store) newToken() [16]byte {
+	var t [16]byte
+	copy(t[:], s.id[:])
+	rand.Read(t[len(s.id):]) // crypto/rand.Read never returns an error (Go 1.24+).
+	return t
+}
+
+// hold and drop keep the set of leases the store renews.
+func (s *Store) hold(host string, l heldLease) {
+	s.mu.Lock()
+	s.mu.held[host] = l
 	s.mu.Unlock()
 }
 
-func (s *Store) drop(host string, epoch uint64) {
+func (s *Store) drop(host string, l heldLease) {
 	s.mu.Lock()
-	if s.mu.held[host] == epoch {
+	if s.mu.held[host] == l {
 		delete(s.mu.held, host)
 	}
 	s.mu.Unlock()
