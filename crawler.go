@@ -39,7 +39,10 @@ type Crawler struct {
 	store  frontier.Frontier
 	client *fetch.Client
 	warc   *warc.Writer
-	reqlog *reqlog.Writer // the job's request log for this run
+	// warcSync says the WARC files are fsynced before the frontier hears
+	// their pages are done (not in tmpfs, which a power loss empties).
+	warcSync bool
+	reqlog   *reqlog.Writer // the job's request log for this run
 	// metrics counts requests for Config.MetricsAddr; nil when not served.
 	metrics *metrics.Metrics
 	sched   *hostload.Scheduler
@@ -279,6 +282,7 @@ func (c *Crawler) openJob(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return fail(err)
 	}
+	c.warcSync = !frontier.Volatile(warcDir)
 	c.reqlog, err = reqlog.Create(dir, time.Now())
 	if err != nil {
 		c.warc.Close()

@@ -64,6 +64,15 @@ func (t *turn) settled() int {
 // release gives the turn's lease back to the frontier with its results.
 func (c *Crawler) release(ctx context.Context, t *turn, req frontier.ReleaseRequest) (frontier.Added, error) {
 	req.Lease, req.Results = t.lease, t.results
+	// The pages' records reach the disk before the frontier records the
+	// pages done, which it makes durable within moments: otherwise a power
+	// loss could keep a page done whose record was lost, and never fetch
+	// it again. One fsync serves the turns released meanwhile.
+	if c.warcSync && len(t.results) > 0 {
+		if err := c.warc.SyncWritten(); err != nil {
+			return frontier.Added{}, err
+		}
+	}
 	epoch := c.offered.now()
 	added, err := c.store.Release(ctx, req)
 	if err == nil {

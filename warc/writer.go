@@ -153,7 +153,17 @@ type Writer struct {
 		index     []indexEntry
 		indexRuns []string
 		indexErr  error
+		// written counts the successful writes, over all files;
+		// fresh says the current file was created since the last
+		// SyncWritten, whose directory entry must be synced too.
+		written uint64
+		fresh   bool
 	}
+
+	// syncMu serialises SyncWritten; synced is the value of mu.written
+	// its last fsync covered.
+	syncMu sync.Mutex
+	synced uint64
 }
 
 // Create returns a Writer that writes into opts.Dir. It checks that the directory
@@ -378,6 +388,7 @@ func (w *Writer) writeLocked(p []byte) error {
 	n, err := w.mu.f.Write(p)
 	if err == nil {
 		w.mu.size += int64(n)
+		w.mu.written++
 		return nil
 	}
 	err = fmt.Errorf("warc: write %s: %w", w.mu.path, err)
@@ -444,6 +455,7 @@ func (w *Writer) openLocked() error {
 	}
 
 	w.mu.f, w.mu.path, w.mu.size = f, path, 0
+	w.mu.fresh = true
 	w.mu.files = append(w.mu.files, path)
 
 	var buf bytes.Buffer
@@ -539,6 +551,60 @@ func (w *Writer) Sync() error {
 	if err := w.mu.f.Sync(); err != nil {
 		return fmt.Errorf("warc: sync %s: %w", w.mu.path, err)
 	}
+	return nil
+}
+
+// fileSync fsyncs a file; tests count the calls.
+var fileSync = (*os.File).Sync
+
+// SyncWritten makes every exchange whose Write returned before the call
+// durable: it fsyncs the current file if anything was written since the
+// last SyncWritten, and the directory when the file is new since then
+// (files closed by rotation were fsynced as they were closed). Concurrent
+// callers share fsyncs: one whose writes an fsync already covered returns
+// without another. A crawler calls it before telling its frontier that the
+// pages are done, so that a power loss cannot leave a page done without its
+// record.
+func (w *Writer) SyncWritten() error {
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	w.mu.Lock()
+	if err := w.usableLocked(); err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	f, path, written, fresh := w.mu.f, w.mu.path, w.mu.written, w.mu.fresh
+	w.mu.fresh = false
+	w.mu.Unlock()
+	if f == nil {
+		// Between files: every one written to was fsynced as it closed.
+		w.synced = written
+		return nil
+	}
+	if written == w.synced {
+		return nil
+	}
+	// Outside mu: Write goes on meanwhile.
+	err := fileSync(f)
+	if errors.Is(err, os.ErrClosed) {
+		// Rotated meanwhile: closing it fsynced it, or says why not.
+		w.mu.Lock()
+		err = w.mu.rotateErr
+		w.mu.Unlock()
+	} else if err == nil && fresh {
+		err = syncDir(w.dir)
+	}
+	if err != nil {
+		if fresh {
+			w.mu.Lock()
+			if w.mu.f == f {
+				w.mu.fresh = true // still to be synced
+			}
+			w.mu.Unlock()
+		}
+		return fmt.Errorf("warc: sync %s: %w", path, err)
+	}
+	w.synced = written
 	return nil
 }
 

@@ -32,6 +32,11 @@ func storeFS(dir string, fs vfs.FS) vfs.FS {
 	return storeFiles{vfs.Default}
 }
 
+// Volatile reports whether dir, judged as storeFS judges the store's, is in
+// tmpfs: memory, which a power loss empties whole, so that fsyncs there
+// buy nothing.
+func Volatile(dir string) bool { return onTmpfs(nearestExisting(dir)) }
+
 // nearestExisting returns path, or its nearest ancestor that exists.
 func nearestExisting(path string) string {
 	path = filepath.Clean(path)
