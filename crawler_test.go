@@ -118,10 +118,17 @@ func TestCrawlRecordsFailuresAndGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := hits()
-	for _, p := range []string{"/", "/reset", "/bin", "/gone", "/moved", "/target", "/deep/1", "/deep/2", "/cut"} {
+	for _, p := range []string{"/", "/bin", "/gone", "/moved", "/target", "/deep/1", "/deep/2", "/cut"} {
 		if h[p] != 1 {
 			t.Errorf("%s requested %d times, want once", p, h[p])
 		}
+	}
+	// /reset drops the connection after reading the request, without a
+	// byte of answer. On a kept-alive connection (after robots.txt and /)
+	// the request goes once more on a new one, as net/http sends a GET
+	// again, and is dropped there too; never a third time.
+	if h["/reset"] < 1 || h["/reset"] > 2 {
+		t.Errorf("/reset requested %d times, want once or twice", h["/reset"])
 	}
 	for _, p := range []string{"/no/secret", "/never", "/deep/3"} {
 		if h[p] != 0 {
