@@ -354,7 +354,7 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 	tr.stopTimers()
 	tr.mu.Lock()
 	remote, firstByte, connected, reused := tr.remote, tr.firstByte, tr.connected, tr.reused
-	retried := tr.written > 1
+	retried := tr.resent
 	res.DNS, res.Connect, res.TLS = tr.dns, tr.connect, tr.tls
 	tr.mu.Unlock()
 	if err != nil {
@@ -489,7 +489,8 @@ type traceInfo struct {
 	connected  bool
 	reused     bool // the connection had carried earlier requests
 	conns      int  // connections the request was given: more than one when it was replayed
-	written    int  // times the request was written in full: the server may have seen it so often
+	written    int  // times the request was written in full
+	resent     bool // once written, it was given another connection to be sent again
 	firstByte  time.Time
 	dnsStart   time.Time
 	dns        time.Duration
@@ -502,7 +503,7 @@ type traceInfo struct {
 	stopped    bool
 }
 
-// errReplayLimit ends an exchange whose request was written twice when the
+// errReplayLimit ends an exchange whose request was sent twice when the
 // Transport would replay it once more.
 var errReplayLimit = errors.New("fetch: the request was sent twice; not a third time")
 
@@ -515,8 +516,12 @@ var errReplayLimit = errors.New("fetch: the request was sent twice; not a third 
 // idle connections to a host that closed them all, a request would go out
 // as often. So a kept-alive connection offered for a replay is closed
 // before anything is written to it (the Transport then takes the next, and
-// in the end dials), and a third write is stopped by ending the exchange:
-// the new connection's failure is the answer.
+// in the end dials), and once the request has been let go again, a further
+// replay ends the exchange: the new connection's failure is the answer.
+//
+// The replay of a request written before is Result.Retried from here: a
+// second WroteRequest would say it too, but HTTP/2 may report that after
+// the answer is in.
 //
 // HTTP/2 replays what the server provably did not process (a stream above
 // the last one a GOAWAY names, REFUSED_STREAM) and a connection found
@@ -532,10 +537,11 @@ func (t *traceInfo) replayOn(conn net.Conn, reused bool) bool {
 		h2 = tc.ConnectionState().NegotiatedProtocol == "h2"
 	}
 	switch {
-	case t.written >= 2:
+	case t.resent:
 		t.cancel(errReplayLimit)
 	case reused && !h2:
 	default:
+		t.resent = t.written > 0
 		return true
 	}
 	if !h2 {
