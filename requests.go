@@ -2,6 +2,7 @@ package gentlecrawl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -26,6 +27,7 @@ func (c *Crawler) logRequest(kind, purpose string, u *url.URL, start time.Time, 
 		Host: politenessKey(u), URL: u.String(),
 	}
 	if res != nil {
+		r.Retried = res.Retried
 		r.Start, r.TTFB, r.Duration = res.Start, res.TTFB, res.Duration
 		r.Status, r.Wire, r.Body, r.Saved = res.Status, res.WireBytes, int64(len(res.Body)), saved
 		ct := res.Header.Get("Content-Type")
@@ -35,6 +37,8 @@ func (c *Crawler) logRequest(kind, purpose string, u *url.URL, start time.Time, 
 		r.Type = reqlog.FileType(ct)
 		r.Compressed = res.Header.Get("Content-Encoding") != ""
 	} else {
+		var fe *fetch.Error
+		r.Retried = errors.As(ferr, &fe) && fe.Retried
 		r.Duration = time.Since(start)
 		r.Error = errorKind(ferr)
 	}

@@ -8,6 +8,12 @@
 //
 // What Do does, and why:
 //
+//   - It sends a request once, or twice when a kept-alive connection fails
+//     before any byte of the answer (the server closed it as the request
+//     came): then once more on a new connection, as net/http does, on
+//     http:// and https:// alike, and [Result.Retried] says so. Never a
+//     third time, never once a byte of the answer has come.
+//
 //   - It never follows redirects. A 3xx comes back as a Result with its
 //     Location header intact, so that every hop goes back through the
 //     crawler's scope, robots and seen-set checks.

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -39,7 +38,9 @@ type Error struct {
 	URL string
 	Err error
 
-	retryable bool // the request never reached the server
+	// Retried says the request was sent twice (see Result.Retried) and
+	// failed the second time too.
+	Retried bool
 }
 
 func (e *Error) Error() string { return "fetch " + e.Op + " " + e.URL + ": " + e.Err.Error() }
@@ -144,6 +145,16 @@ type Result struct {
 	Connect time.Duration // TCP connect (every address tried)
 	TLS     time.Duration // TLS handshake
 	Reused  bool          // the request went on a kept-alive connection
+
+	// Retried says the request was sent a second time: it had gone on a
+	// kept-alive connection that failed before any byte of the answer (the
+	// server most likely closed it as the request came; net/http sends a
+	// GET again then, and so does Do, once, on a new connection), or, over
+	// HTTP/2, the server had refused it unprocessed (GOAWAY,
+	// REFUSED_STREAM). The server may have seen it twice, never more.
+	// Reused and the phases above are those of the connection that
+	// answered.
+	Retried bool
 
 	// MediaType is the media type of the body in lower case without
 	// parameters: the Content-Type, or what the first bytes say when that
@@ -289,33 +300,37 @@ func (c *Client) Do(ctx context.Context, req Request) (*Result, error) {
 		return nil, &Error{Op: "get", URL: req.URL.String(), Err: ErrUnsupportedScheme}
 	}
 	res, err := c.exchange(ctx, req, false)
-	var fe *Error
-	if errors.As(err, &fe) && fe.retryable {
-		// The server closed a kept-alive connection before our request
-		// reached it: it never saw the request, so sending it again on a
-		// new connection costs the site nothing extra.
-		c.stats.add(cRetriedUnsent)
-		res, err = c.exchange(ctx, req, false)
-	}
-	if err != nil {
-		c.stats.count(err)
-	}
+	c.counted(res, err)
 	if err != nil || res.Status != http.StatusNotModified || res.Conditional {
 		return res, err
 	}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "fetch: 304 without validators; fetching again", slog.String("url", req.URL.String()))
 	c.stats.add(cRefetched304)
 	res, err = c.exchange(ctx, Request{URL: req.URL, AllTypes: req.AllTypes}, true)
-	if err != nil {
-		c.stats.count(err)
-	}
+	c.counted(res, err)
 	if res != nil {
 		res.Refetched = true
 	}
 	return res, err
 }
 
+// counted adds an exchange's outcome to the counters.
+func (c *Client) counted(res *Result, err error) {
+	var fe *Error
+	if res != nil && res.Retried || errors.As(err, &fe) && fe.Retried {
+		c.stats.add(cRetried)
+	}
+	if err != nil {
+		c.stats.count(err)
+	}
+}
+
 // exchange sends one request and reads its response within the limits.
+//
+// A GET on a kept-alive connection that fails before any byte of the
+// answer is sent once more on a new connection, as net/http does: by h1
+// for http://, by the Transport for https://, whose replays the trace
+// holds to the same rule (traceInfo.replayOn).
 func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*Result, error) {
 	// Each limit cancels ctx with its own cause, so the error says which.
 	ctx, cancel := context.WithCancelCause(parent)
@@ -367,33 +382,24 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 			err = fmt.Errorf("%w: 407 %s", ErrProxy, http.StatusText(http.StatusProxyAuthRequired))
 		}
 	default:
-		// A body that is not http.NoBody makes the request non-replayable,
-		// so the Transport does not silently send it a second time when a
-		// reused connection fails before the response: a server that
-		// dropped the connection after reading the request would see it
-		// twice, with no gap between. The body is empty, so nothing but
-		// the request goes out; Do retries by itself when the request
-		// provably never left.
-		hreq.Body = emptyBody{}
+		// No body: a GET the Transport may replay (see replayOn).
 		resp, err = c.tr.RoundTrip(hreq)
 	}
 	headAt := c.now()
 	tr.stopTimers()
 	tr.mu.Lock()
 	remote, firstByte, connected, reused := tr.remote, tr.firstByte, tr.connected, tr.reused
+	retried := tr.resent
 	res.DNS, res.Connect, res.TLS = tr.dns, tr.connect, tr.tls
 	tr.mu.Unlock()
 	if err != nil {
-		tr.mu.Lock()
-		retryable := tr.reused && !tr.wrote && ctx.Err() == nil
-		tr.mu.Unlock()
 		err = c.roundTripError(ctx, err)
 		op := "get"
 		if !connected {
 			op = "dial"
 		}
-		c.log.LogAttrs(ctx, slog.LevelDebug, "fetch failed", slog.String("url", u.String()), slog.Any("err", err))
-		return nil, &Error{Op: op, URL: u.String(), Err: err, retryable: retryable}
+		c.log.LogAttrs(ctx, slog.LevelDebug, "fetch failed", slog.String("url", u.String()), slog.Bool("retried", retried), slog.Any("err", err))
+		return nil, &Error{Op: op, URL: u.String(), Err: err, Retried: retried}
 	}
 	if firstByte.IsZero() {
 		firstByte = headAt
@@ -403,6 +409,7 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 	res.ResponseHead = responseHead(resp)
 	res.RemoteAddr = remote
 	res.Reused = reused
+	res.Retried = retried
 	res.TTFB = firstByte.Sub(res.Start)
 	res.NotModified = res.Status == http.StatusNotModified && res.Conditional
 
@@ -428,6 +435,7 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 	c.log.LogAttrs(ctx, slog.LevelDebug, "fetched",
 		slog.String("url", u.String()),
 		slog.Int("status", res.Status),
+		slog.Bool("retried", res.Retried),
 		slog.String("remote", res.RemoteAddr),
 		slog.Int("raw", len(res.RawBody)),
 		slog.Int("body", len(res.Body)),
@@ -504,9 +512,10 @@ func hostHeader(host string) string {
 	return host
 }
 
-// traceInfo collects what httptrace reports about one exchange and runs
-// the TLS and first-byte timers. The callbacks may run on the Transport's
-// goroutines, hence the lock.
+// traceInfo collects what httptrace reports about one exchange, runs the
+// TLS and first-byte timers, and holds the Transport's replays to Do's rule
+// (replayOn). The callbacks may run on the Transport's goroutines, hence
+// the lock.
 type traceInfo struct {
 	now            func() time.Time
 	cancel         context.CancelCauseFunc
@@ -517,7 +526,9 @@ type traceInfo struct {
 	remote     string
 	connected  bool
 	reused     bool // the connection had carried earlier requests
-	wrote      bool // the request was written to it in full
+	conns      int  // connections the request was given: more than one when it was replayed
+	written    int  // times the request was written in full
+	resent     bool // once written, it was given another connection to be sent again
 	firstByte  time.Time
 	dnsStart   time.Time
 	dns        time.Duration
@@ -530,11 +541,63 @@ type traceInfo struct {
 	stopped    bool
 }
 
-// emptyBody is the body of every request: empty, and not replayable.
-type emptyBody struct{}
+// errReplayLimit ends an exchange whose request was sent twice when the
+// Transport would replay it once more.
+var errReplayLimit = errors.New("fetch: the request was sent twice; not a third time")
 
-func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
-func (emptyBody) Close() error             { return nil }
+// replayOn says whether the request, failed on one connection and given
+// conn by the Transport to be sent again, may be written on it; it is
+// called with t.mu held. The rule is Do's (h1 keeps it by itself): once,
+// on a new connection. net/http replays a GET whenever a kept-alive
+// connection failed before any byte of the answer, on whatever connection
+// its pool holds, as long as each it takes was kept alive too: with many
+// idle connections to a host that closed them all, a request would go out
+// as often. So a kept-alive connection offered for a replay is closed
+// before anything is written to it (the Transport then takes the next, and
+// in the end dials), and once the request has been let go again, a further
+// replay ends the exchange: the new connection's failure is the answer.
+//
+// The replay of a request written before is Result.Retried from here: a
+// second WroteRequest would say it too, but HTTP/2 may report that after
+// the answer is in.
+//
+// HTTP/2 replays what the server provably did not process (a stream above
+// the last one a GOAWAY names, REFUSED_STREAM) and a connection found
+// unusable before anything was sent, on the same connection or another.
+// Such a connection carries other requests and is not closed; the limit of
+// two writes holds all the same. HTTP/2 does not replay a request whose
+// connection was lost after it was sent, and neither does Do: a server
+// closes an idle HTTP/2 connection with a GOAWAY, so the race that
+// net/http's HTTP/1 replay is for does not arise there.
+func (t *traceInfo) replayOn(conn net.Conn, reused bool) bool {
+	h2 := false
+	if tc, ok := conn.(*tls.Conn); ok {
+		h2 = tc.ConnectionState().NegotiatedProtocol == "h2"
+	}
+	switch {
+	case t.resent:
+		t.cancel(errReplayLimit)
+	case reused && !h2:
+	default:
+		t.resent = t.written > 0
+		return true
+	}
+	if !h2 {
+		closeRaw(conn)
+	}
+	return false
+}
+
+// closeRaw closes the TCP connection under conn, so that nothing more is
+// written to it (a TLS close_notify included).
+func closeRaw(conn net.Conn) {
+	if tc, ok := conn.(*tls.Conn); ok {
+		conn = tc.NetConn()
+	}
+	if conn != nil {
+		conn.Close()
+	}
+}
 
 func (t *traceInfo) clientTrace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
@@ -571,8 +634,12 @@ func (t *traceInfo) clientTrace() *httptrace.ClientTrace {
 			t.mu.Lock()
 			defer t.mu.Unlock()
 			t.tlsStart = at
-			if !t.stopped && t.tlsTimer == nil {
+			switch {
+			case t.stopped:
+			case t.tlsTimer == nil:
 				t.tlsTimer = time.AfterFunc(t.tlsLimit, func() { t.cancel(ErrTLSTimeout) })
+			default:
+				t.tlsTimer.Reset(t.tlsLimit) // a replay's new connection
 			}
 		},
 		TLSHandshakeDone: func(tls.ConnectionState, error) {
@@ -587,6 +654,10 @@ func (t *traceInfo) clientTrace() *httptrace.ClientTrace {
 		GotConn: func(info httptrace.GotConnInfo) {
 			t.mu.Lock()
 			defer t.mu.Unlock()
+			t.conns++
+			if t.conns > 1 && !t.replayOn(info.Conn, info.Reused) {
+				return
+			}
 			t.connected = true
 			t.reused = info.Reused
 			if info.Conn != nil {
@@ -596,9 +667,16 @@ func (t *traceInfo) clientTrace() *httptrace.ClientTrace {
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			t.mu.Lock()
 			defer t.mu.Unlock()
-			t.wrote = info.Err == nil
-			if t.wrote && !t.stopped && t.firstByte.IsZero() && t.firstTimer == nil {
+			if info.Err != nil {
+				return
+			}
+			t.written++
+			switch {
+			case t.stopped || !t.firstByte.IsZero():
+			case t.firstTimer == nil:
 				t.firstTimer = time.AfterFunc(t.firstByteLimit, func() { t.cancel(ErrFirstByteTimeout) })
+			default:
+				t.firstTimer.Reset(t.firstByteLimit) // a replay: the limit counts from its write
 			}
 		},
 		GotFirstResponseByte: func() {

@@ -72,6 +72,13 @@ type server struct {
 
 func newServer(t *testing.T, h http.HandlerFunc) *server {
 	t.Helper()
+	return newServerOn(t, "http", h)
+}
+
+// newServerOn is newServer for scheme "http" or "https"; on https it
+// speaks HTTP/2 (and HTTP/1.1) with testCert.
+func newServerOn(t *testing.T, scheme string, h http.HandlerFunc) *server {
+	t.Helper()
 	s := &server{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -84,7 +91,13 @@ func newServer(t *testing.T, h http.HandlerFunc) *server {
 			s.conns.Add(1)
 		}
 	}
-	s.Start()
+	if scheme == "https" {
+		s.EnableHTTP2 = true
+		s.TLS = serverTLS()
+		s.StartTLS()
+	} else {
+		s.Start()
+	}
 	t.Cleanup(s.Close)
 	return s
 }

@@ -35,8 +35,9 @@ import (
 // is capped at maxHeader bytes read, at most maxIdlePerHost connections
 // per host and port wait for reuse and none longer than idleTimeout, a body
 // closed before its end closes its connection instead of being read to
-// the end, and a request is never sent twice on its own (Client.Do
-// retries a request that provably never left).
+// the end, and a request that fails on a kept-alive connection before any
+// byte of the answer is sent once more, on a new connection, and never a
+// third time.
 type h1 struct {
 	dial           func(ctx context.Context, network, addr string) (net.Conn, error)
 	maxHeader      int64
@@ -116,18 +117,39 @@ var errHeadLimit = errors.New("fetch: response head limit reached")
 // body included, and req's client trace hears of the connection, the
 // request written and the first byte of the response.
 //
+// When a kept-alive connection fails before any byte of the answer came
+// (the request could not be written, or the connection ended or was reset
+// after it), the request goes once more on a new connection, as net/http's
+// Transport sends a GET again: most likely the server closed the idle
+// connection as the request came. The trace hears of both connections.
+// Not when the context has ended, when the connection was new, or when
+// any byte of the answer arrived; and the new connection's failure is the
+// answer.
+//
 // addr is the host:port to connect to: the URL's, or a proxy's (raw is
 // then in absolute form).
 func (t *h1) roundTrip(req *http.Request, raw []byte, addr string) (*http.Response, error) {
-	ctx := req.Context()
 	if !httpguts.ValidHostHeader(req.Host) {
 		return nil, fmt.Errorf("fetch: invalid Host header %q", req.Host)
 	}
-	trace := httptrace.ContextClientTrace(ctx)
-	pc, err := t.conn(ctx, addr)
-	if err != nil {
-		return nil, err
+	resp, replay, err := t.send(req, raw, addr, false)
+	if replay {
+		resp, _, err = t.send(req, raw, addr, true)
 	}
+	return resp, err
+}
+
+// send is one attempt of roundTrip, on a new connection when fresh is set.
+// replay says the attempt failed on a kept-alive connection before any
+// byte of the answer, and the context is still live.
+func (t *h1) send(req *http.Request, raw []byte, addr string, fresh bool) (*http.Response, bool, error) {
+	ctx := req.Context()
+	trace := httptrace.ContextClientTrace(ctx)
+	pc, err := t.conn(ctx, addr, fresh)
+	if err != nil {
+		return nil, false, err
+	}
+	reused := pc.used
 	if trace != nil && trace.GotConn != nil {
 		info := httptrace.GotConnInfo{Conn: pc.conn, Reused: pc.used, WasIdle: pc.used}
 		if pc.used {
@@ -138,14 +160,20 @@ func (t *h1) roundTrip(req *http.Request, raw []byte, addr string) (*http.Respon
 	// Whatever ends the context ends the exchange: the connection's
 	// blocked reads and writes return, and it is not reused.
 	stop := context.AfterFunc(ctx, func() { pc.conn.SetDeadline(aLongTimeAgo) })
-	fail := func(err error) (*http.Response, error) {
+	fail := func(err error) (*http.Response, bool, error) {
 		stop()
 		pc.conn.Close()
 		if ctx.Err() != nil {
 			// As net/http: the context's error, whatever the connection said.
-			return nil, fmt.Errorf("%w: %w", ctx.Err(), err)
+			return nil, false, fmt.Errorf("%w: %w", ctx.Err(), err)
 		}
-		return nil, err
+		return nil, false, err
+	}
+	// Nothing of the answer came: sent again if the connection was kept
+	// alive (roundTrip).
+	unanswered := func(err error) (*http.Response, bool, error) {
+		resp, _, err := fail(err)
+		return resp, reused && ctx.Err() == nil, err
 	}
 
 	_, err = pc.conn.Write(raw)
@@ -153,16 +181,16 @@ func (t *h1) roundTrip(req *http.Request, raw []byte, addr string) (*http.Respon
 		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
 	}
 	if err != nil {
-		return fail(err)
+		return unanswered(err)
 	}
 	pc.used = true
 
 	pc.limit = t.maxHeader
 	if _, err := pc.br.Peek(1); err != nil {
 		if errors.Is(err, errHeadLimit) {
-			err = t.headTooLarge()
+			return fail(t.headTooLarge())
 		}
-		return fail(err)
+		return unanswered(err)
 	}
 	if trace != nil && trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
@@ -205,10 +233,10 @@ func (t *h1) roundTrip(req *http.Request, raw []byte, addr string) (*http.Respon
 	}
 	if resp.Body == http.NoBody {
 		b.finish(true)
-		return resp, nil
+		return resp, false, nil
 	}
 	resp.Body = b
-	return resp, nil
+	return resp, false, nil
 }
 
 func (t *h1) headTooLarge() error {
@@ -235,8 +263,8 @@ func canonicalAddr(u *url.URL) string {
 }
 
 // conn returns a connection to addr: the most recently used idle one that
-// is still open, or a new one.
-func (t *h1) conn(ctx context.Context, addr string) (*h1Conn, error) {
+// is still open, or a new one; with fresh, a new one.
+func (t *h1) conn(ctx context.Context, addr string, fresh bool) (*h1Conn, error) {
 	for {
 		t.mu.Lock()
 		if t.mu.closed {
@@ -244,7 +272,7 @@ func (t *h1) conn(ctx context.Context, addr string) (*h1Conn, error) {
 			return nil, errH1Closed
 		}
 		list := t.mu.idle[addr]
-		if len(list) == 0 {
+		if fresh || len(list) == 0 {
 			t.mu.Unlock()
 			break
 		}

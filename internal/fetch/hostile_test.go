@@ -3,12 +3,15 @@ package fetch
 // The hostile server: every way the issue lists for a server to hurt a
 // crawler, each with the reaction the fetcher must have. Servers that must
 // break HTTP itself (bad chunk sizes, lying lengths, resets, giant heads)
-// write raw bytes on a TCP connection of their own.
+// write raw bytes on a TCP connection of their own. Each test runs on
+// http:// and https:// (eachScheme): the two stacks of Client.Do must
+// react alike; where https:// cannot be the same, the test says why.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -69,9 +72,21 @@ func encode(t testing.TB, coding string, p []byte) []byte {
 // the base URL. Connections are closed when handle returns and at cleanup.
 func rawServer(t *testing.T, handle func(conn net.Conn, requestHead string)) string {
 	t.Helper()
+	return rawServerOn(t, "http", handle)
+}
+
+// rawServerOn is rawServer for scheme "http" or "https". On https, handle
+// writes HTTP/1.1 over TLS, the only protocol the server offers: what these
+// servers break (chunking, Content-Length, the size of the head) is
+// HTTP/1.1's framing, which HTTP/2 replaces with its own frames.
+func rawServerOn(t *testing.T, scheme string, handle func(conn net.Conn, requestHead string)) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if scheme == "https" {
+		l = tls.NewListener(l, serverTLS("http/1.1"))
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -126,7 +141,7 @@ func rawServer(t *testing.T, handle func(conn net.Conn, requestHead string)) str
 		l.Close()
 		wg.Wait()
 	})
-	return "http://" + l.Addr().String()
+	return scheme + "://" + l.Addr().String()
 }
 
 func wantStat(t *testing.T, c *Client, name string, want int64) {
@@ -164,20 +179,22 @@ func bombBodies(t *testing.T) map[string][]byte {
 	return bombs
 }
 
-// TestBombs: a body of each content coding that decodes to 128 MiB. The
-// fetcher must cut it off early and never hold more than a bounded amount
-// of memory: with the ratio check on, at ErrDecompressionBomb (1 MiB
+// TestHostileBombs: a body of each content coding that decodes to 128 MiB.
+// The fetcher must cut it off early and never hold more than a bounded
+// amount of memory: with the ratio check on, at ErrDecompressionBomb (1 MiB
 // decoded at 100:1); with it off, at exactly MaxBodySize (ErrBodyTooLarge).
 // Either way Truncated is "length", what was decoded is kept, and the bytes
 // allocated during Do stay far below what the bomb decodes to.
-func TestBombs(t *testing.T) {
+func TestHostileBombs(t *testing.T) { eachScheme(t, hostileBombs) }
+
+func hostileBombs(t *testing.T, scheme string) {
 	const maxBody = 4 << 20
 	// Allocation bound for one Do: the body buffer grown by doubling to
 	// maxBody (< 2*maxBody in all), the raw bytes read, a brotli window of
 	// at most 16 MiB or a zstd window of at most 8 MiB, and slack.
 	const bound = 2*maxBody + 16<<20 + 8<<20
 	bodies := bombBodies(t)
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		enc := r.URL.Query().Get("enc")
 		header := enc
 		if enc == "rawdeflate" {
@@ -188,7 +205,7 @@ func TestBombs(t *testing.T) {
 		w.Write(bodies[enc])
 	})
 	for _, ratio := range []int64{0, -1} {
-		c := newClient(t, Config{AllowPrivateNetworks: true, MaxBodySize: maxBody, MaxDecodeRatio: ratio})
+		c := newClientOn(t, Config{AllowPrivateNetworks: true, MaxBodySize: maxBody, MaxDecodeRatio: ratio})
 		for _, enc := range []string{"gzip", "deflate", "rawdeflate", "br", "zstd", "gzip, br"} {
 			name := fmt.Sprintf("%s/ratio=%d", enc, ratio)
 			runtime.GC()
@@ -227,11 +244,13 @@ func TestBombs(t *testing.T) {
 	}
 }
 
-// TestEveryEncodingDecodes: each coding the client asks for decodes, raw
-// bytes are kept as sent, and bytes on the wire and decoded are accounted
-// separately. "deflate" comes both as zlib (the standard) and raw deflate
-// (what some servers send): both decode.
-func TestEveryEncodingDecodes(t *testing.T) {
+// TestHostileEveryEncodingDecodes: each coding the client asks for decodes,
+// raw bytes are kept as sent, and bytes on the wire and decoded are
+// accounted separately. "deflate" comes both as zlib (the standard) and raw
+// deflate (what some servers send): both decode.
+func TestHostileEveryEncodingDecodes(t *testing.T) { eachScheme(t, hostileEveryEncodingDecodes) }
+
+func hostileEveryEncodingDecodes(t *testing.T, scheme string) {
 	plain := bytes.Repeat([]byte("<p>a polite crawler asks for compression</p>\n"), 400)
 	type body struct {
 		header string
@@ -247,13 +266,13 @@ func TestEveryEncodingDecodes(t *testing.T) {
 		"gzip, br":   {"gzip, br", encode(t, "br", encode(t, "gzip", plain))},
 		"br, zstd":   {"br, zstd", encode(t, "zstd", encode(t, "br", plain))},
 	}
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		b := bodies[r.URL.Query().Get("c")]
 		w.Header().Set("Content-Encoding", b.header)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(b.data)
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	for name, b := range bodies {
 		res := do(t, c, Request{URL: mustURL(t, s.URL+"/?c="+strings.ReplaceAll(name, " ", "%20"))})
 		if !bytes.Equal(res.Body, plain) || !bytes.Equal(res.RawBody, b.data) {
@@ -265,14 +284,20 @@ func TestEveryEncodingDecodes(t *testing.T) {
 		if res.WireBytes >= int64(len(plain)) {
 			t.Errorf("%s: WireBytes %d not below the %d decoded bytes", name, res.WireBytes, len(plain))
 		}
+		// https:// is HTTP/2 here (the httptest servers offer it).
+		if proto := map[string]string{"http": "HTTP/1.1 ", "https": "HTTP/2.0 "}[scheme]; !bytes.HasPrefix(res.ResponseHead, []byte(proto)) {
+			t.Errorf("%s: response head %.20q, want %s", name, res.ResponseHead, proto)
+		}
 	}
 }
 
-// TestWrongEncoding: the body is not what Content-Encoding says. The raw
-// bytes are kept for the WARC record, the body decodes as far as it can,
+// TestHostileWrongEncoding: the body is not what Content-Encoding says. The
+// raw bytes are kept for the WARC record, the body decodes as far as it can,
 // and the fault is a DecodeErr (counted), not a truncation: the wire
 // delivered everything.
-func TestWrongEncoding(t *testing.T) {
+func TestHostileWrongEncoding(t *testing.T) { eachScheme(t, hostileWrongEncoding) }
+
+func hostileWrongEncoding(t *testing.T, scheme string) {
 	plain := bytes.Repeat([]byte("abcdefghij"), 2000)
 	gz := encode(t, "gzip", plain)
 	cases := map[string]struct {
@@ -286,13 +311,13 @@ func TestWrongEncoding(t *testing.T) {
 		"garbage labelled deflate":   {"deflate", []byte("\xff\xff\xff\xff not deflate")},
 		"gzip with trailing garbage": {"gzip", append(append([]byte(nil), gz...), "trailing junk"...)},
 	}
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		cs := cases[r.URL.Query().Get("c")]
 		w.Header().Set("Content-Encoding", cs.header)
 		w.Header().Set("Content-Length", strconv.Itoa(len(cs.body)))
 		w.Write(cs.body)
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	for name, cs := range cases {
 		res := do(t, c, Request{URL: mustURL(t, s.URL+"/?c="+strings.ReplaceAll(name, " ", "+"))})
 		if res.DecodeErr == nil || res.Truncated != "" || res.Complete() {
@@ -308,17 +333,19 @@ func TestWrongEncoding(t *testing.T) {
 	wantStat(t, c, "decode_error", int64(len(cases)))
 }
 
-// TestTooManyEncodings: three codings in a row. The body is kept raw and
-// not decoded at all (a crawler has no business unwrapping a matryoshka),
-// with DecodeErr wrapping ErrTooManyEncodings.
-func TestTooManyEncodings(t *testing.T) {
+// TestHostileTooManyEncodings: three codings in a row. The body is kept raw
+// and not decoded at all (a crawler has no business unwrapping a
+// matryoshka), with DecodeErr wrapping ErrTooManyEncodings.
+func TestHostileTooManyEncodings(t *testing.T) { eachScheme(t, hostileTooManyEncodings) }
+
+func hostileTooManyEncodings(t *testing.T, scheme string) {
 	plain := []byte("three times wrapped")
 	body := encode(t, "gzip", encode(t, "gzip", encode(t, "gzip", plain)))
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip, gzip, gzip")
 		w.Write(body)
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	res := do(t, c, Request{URL: mustURL(t, s.URL)})
 	if !errors.Is(res.DecodeErr, ErrTooManyEncodings) || res.Body != nil || res.Undecoded == "" || !bytes.Equal(res.RawBody, body) {
 		t.Errorf("DecodeErr %v Body %q Undecoded %q RawBody %d bytes", res.DecodeErr, res.Body, res.Undecoded, len(res.RawBody))
@@ -326,19 +353,21 @@ func TestTooManyEncodings(t *testing.T) {
 	wantStat(t, c, "too_many_encodings", 1)
 
 	// Allowed when configured.
-	c = newClient(t, Config{AllowPrivateNetworks: true, MaxEncodings: 3})
+	c = newClientOn(t, Config{AllowPrivateNetworks: true, MaxEncodings: 3})
 	if res := do(t, c, Request{URL: mustURL(t, s.URL)}); string(res.Body) != string(plain) {
 		t.Errorf("MaxEncodings 3: Body %q", res.Body)
 	}
 }
 
-// TestContentLengthLies: a Content-Length larger than the body (the server
-// then closes) is a truncation, "disconnect", with what arrived kept and
-// Cause ErrContentLengthMismatch. A Content-Length smaller than the body:
-// the client takes Content-Length bytes, and the excess must not poison the
-// next exchange on that connection.
-func TestContentLengthLies(t *testing.T) {
-	base := rawServer(t, func(conn net.Conn, head string) {
+// TestHostileContentLengthLies: a Content-Length larger than the body (the
+// server then closes) is a truncation, "disconnect", with what arrived kept
+// and Cause ErrContentLengthMismatch. A Content-Length smaller than the
+// body: the client takes Content-Length bytes, and the excess must not
+// poison the next exchange on that connection.
+func TestHostileContentLengthLies(t *testing.T) { eachScheme(t, hostileContentLengthLies) }
+
+func hostileContentLengthLies(t *testing.T, scheme string) {
+	base := rawServerOn(t, scheme, func(conn net.Conn, head string) {
 		switch {
 		case strings.HasPrefix(head, "GET /long"):
 			io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n0123456789")
@@ -352,7 +381,7 @@ func TestContentLengthLies(t *testing.T) {
 			io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood")
 		}
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	res := do(t, c, Request{URL: mustURL(t, base+"/long")})
 	if res.Truncated != TruncatedDisconnect || !errors.Is(res.Cause, ErrContentLengthMismatch) || string(res.Body) != "0123456789" {
 		t.Errorf("long: Truncated %q Cause %v Body %q; want disconnect, ErrContentLengthMismatch, the 10 bytes", res.Truncated, res.Cause, res.Body)
@@ -363,11 +392,14 @@ func TestContentLengthLies(t *testing.T) {
 	if string(res.Body) != "01234" || res.Truncated != "" {
 		t.Errorf("short: Body %q Truncated %q; want the 5 bytes Content-Length announced", res.Body, res.Truncated)
 	}
-	// net/http drops a connection on which bytes arrive unasked, but may
-	// hand it to the next request first; then that request reads the
-	// planted response, or fails on the bytes left before it ("56789HTTP/1.1",
-	// depending on when they arrived). Either way the server can only lie
-	// about itself: the exchange after that one completes.
+	// A connection on which bytes arrive unasked is dropped: h1 sees them
+	// when it takes the connection, net/http's Transport when its reader
+	// does (it logs "Unsolicited response"), which may be after it handed
+	// the connection to the next request; then that request reads the
+	// planted response, or fails on the bytes left before it
+	// ("56789HTTP/1.1", depending on when they arrived). Either way the
+	// server can only lie about itself: the exchange after that one
+	// completes.
 	res, err := c.Do(context.Background(), Request{URL: mustURL(t, base+"/next")})
 	if err != nil {
 		t.Logf("the request after the lie failed on the poisoned connection: %v", err)
@@ -385,20 +417,22 @@ func bodyOf(res *Result) []byte {
 	return res.Body
 }
 
-// TestBadChunking: chunk sizes that are not hex, absurdly large, or a
+// TestHostileBadChunking: chunk sizes that are not hex, absurdly large, or a
 // connection that ends mid-chunk. What was de-chunked so far is kept, the
 // record is "disconnect", and Cause says which.
-func TestBadChunking(t *testing.T) {
+func TestHostileBadChunking(t *testing.T) { eachScheme(t, hostileBadChunking) }
+
+func hostileBadChunking(t *testing.T, scheme string) {
 	bodies := map[string]string{
 		"/nothex":   "5\r\nhello\r\nzz\r\nworld\r\n0\r\n\r\n",
 		"/toolarge": "5\r\nhello\r\nffffffffffffffffffff\r\nworld\r\n0\r\n\r\n",
 		"/cut":      "5\r\nhello\r\n100\r\nonly a little",
 	}
-	base := rawServer(t, func(conn net.Conn, head string) {
+	base := rawServerOn(t, scheme, func(conn net.Conn, head string) {
 		path := strings.Fields(head)[1]
 		io.WriteString(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n"+bodies[path])
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	for path, want := range map[string]error{"/nothex": ErrBadChunking, "/toolarge": ErrBadChunking, "/cut": ErrDisconnected} {
 		res := do(t, c, Request{URL: mustURL(t, base+path)})
 		if res.Truncated != TruncatedDisconnect || !errors.Is(res.Cause, want) || !strings.HasPrefix(string(res.Body), "hello") {
@@ -409,29 +443,33 @@ func TestBadChunking(t *testing.T) {
 	wantStat(t, c, "disconnected", 1)
 }
 
-// TestResetMidBody: the server resets the connection (RST) in the middle
-// of the body. Recorded as "disconnect" with what arrived (possibly
+// TestHostileResetMidBody: the server resets the connection (RST) in the
+// middle of the body. Recorded as "disconnect" with what arrived (possibly
 // nothing: a reset discards unread data) kept.
-func TestResetMidBody(t *testing.T) {
+func TestHostileResetMidBody(t *testing.T) { eachScheme(t, hostileResetMidBody) }
+
+func hostileResetMidBody(t *testing.T, scheme string) {
 	const sent = "the first part of the body"
-	base := rawServer(t, func(conn net.Conn, head string) {
+	base := rawServerOn(t, scheme, func(conn net.Conn, head string) {
 		io.WriteString(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"+fmt.Sprintf("%x\r\n%s\r\n", len(sent), sent))
 		time.Sleep(100 * time.Millisecond) // let the client start on the body
-		conn.(*net.TCPConn).SetLinger(0)   // Close sends RST
+		tcpConn(conn).SetLinger(0)         // Close sends RST (on https after a close_notify)
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	res := do(t, c, Request{URL: mustURL(t, base)})
 	if res.Truncated != TruncatedDisconnect || !errors.Is(res.Cause, ErrDisconnected) || !strings.HasPrefix(sent, string(res.Body)) {
 		t.Errorf("Truncated %q Cause %v Body %q; want disconnect, ErrDisconnected, a prefix of what was sent", res.Truncated, res.Cause, res.Body)
 	}
 }
 
-// TestTrickle: one byte per second. The minimum transfer rate (here 10
+// TestHostileTrickle: one byte per second. The minimum transfer rate (here 10
 // bytes per 500 ms window) cuts it off: Truncated "time", Cause ErrTooSlow,
 // the bytes that trickled in kept. Without the check only Timeout (30 s
 // here) would end it.
-func TestTrickle(t *testing.T) {
-	base := rawServer(t, func(conn net.Conn, head string) {
+func TestHostileTrickle(t *testing.T) { eachScheme(t, hostileTrickle) }
+
+func hostileTrickle(t *testing.T, scheme string) {
+	base := rawServerOn(t, scheme, func(conn net.Conn, head string) {
 		io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/html\r\n\r\n")
 		for range 100 {
 			if _, err := conn.Write([]byte("x")); err != nil {
@@ -440,7 +478,7 @@ func TestTrickle(t *testing.T) {
 			time.Sleep(time.Second)
 		}
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true, MinTransferBytes: 10, MinTransferWindow: 500 * time.Millisecond})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true, MinTransferBytes: 10, MinTransferWindow: 500 * time.Millisecond})
 	res := do(t, c, Request{URL: mustURL(t, base)})
 	if res.Truncated != TruncatedTime || !errors.Is(res.Cause, ErrTooSlow) || strings.Trim(string(res.Body), "x") != "" || len(res.Body) >= 100 {
 		t.Errorf("Truncated %q Cause %v Body %q; want time, ErrTooSlow, a few x", res.Truncated, res.Cause, res.Body)
@@ -448,13 +486,15 @@ func TestTrickle(t *testing.T) {
 	wantStat(t, c, "too_slow", 1)
 }
 
-// TestEndlessBody: a body that never ends, fast. It is cut at exactly
+// TestHostileEndlessBody: a body that never ends, fast. It is cut at exactly
 // MaxBodySize (the cap has no overshoot), Truncated "length", Cause
 // ErrBodyTooLarge.
-func TestEndlessBody(t *testing.T) {
+func TestHostileEndlessBody(t *testing.T) { eachScheme(t, hostileEndlessBody) }
+
+func hostileEndlessBody(t *testing.T, scheme string) {
 	const max = 1 << 20
 	chunk := bytes.Repeat([]byte("endless "), 4096)
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		for r.Context().Err() == nil {
 			if _, err := w.Write(chunk); err != nil {
@@ -462,7 +502,7 @@ func TestEndlessBody(t *testing.T) {
 			}
 		}
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true, MaxBodySize: max})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true, MaxBodySize: max})
 	res := do(t, c, Request{URL: mustURL(t, s.URL)})
 	if len(res.Body) != max || res.Truncated != TruncatedLength || !errors.Is(res.Cause, ErrBodyTooLarge) {
 		t.Errorf("Body %d bytes, Truncated %q, Cause %v; want %d, length, ErrBodyTooLarge", len(res.Body), res.Truncated, res.Cause, max)
@@ -473,11 +513,13 @@ func TestEndlessBody(t *testing.T) {
 	wantStat(t, c, "body_too_large", 1)
 }
 
-// TestHugeHeaders: 1 MiB of header fields (and more). Do fails with an
+// TestHostileHugeHeaders: 1 MiB of header fields (and more). Do fails with an
 // *Error wrapping ErrHeaderTooLarge once MaxHeaderBytes (1 MiB by default)
 // is passed; nothing is recorded.
-func TestHugeHeaders(t *testing.T) {
-	base := rawServer(t, func(conn net.Conn, head string) {
+func TestHostileHugeHeaders(t *testing.T) { eachScheme(t, hostileHugeHeaders) }
+
+func hostileHugeHeaders(t *testing.T, scheme string) {
+	base := rawServerOn(t, scheme, func(conn net.Conn, head string) {
 		w := bufio.NewWriter(conn)
 		w.WriteString("HTTP/1.1 200 OK\r\n")
 		line := "X-Padding: " + strings.Repeat("p", 1000) + "\r\n"
@@ -489,7 +531,7 @@ func TestHugeHeaders(t *testing.T) {
 		w.WriteString("Content-Length: 2\r\n\r\nok")
 		w.Flush()
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	res, err := c.Do(context.Background(), Request{URL: mustURL(t, base)})
 	var fe *Error
 	if res != nil || !errors.Is(err, ErrHeaderTooLarge) || !errors.As(err, &fe) || fe.Op != "get" {
@@ -498,12 +540,14 @@ func TestHugeHeaders(t *testing.T) {
 	wantStat(t, c, "header_too_large", 1)
 }
 
-// TestTimeLimits: each phase has its own limit and its own error, and each
-// error still reads as a timeout (context.DeadlineExceeded) to callers that
-// only ask that. The servers never answer, so no limit can be hit by a slow
-// machine instead of the server.
-func TestTimeLimits(t *testing.T) {
-	silent := rawServer(t, func(conn net.Conn, head string) {
+// TestHostileTimeLimits: each phase has its own limit and its own error, and
+// each error still reads as a timeout (context.DeadlineExceeded) to callers
+// that only ask that. The servers never answer, so no limit can be hit by a
+// slow machine instead of the server.
+func TestHostileTimeLimits(t *testing.T) { eachScheme(t, hostileTimeLimits) }
+
+func hostileTimeLimits(t *testing.T, scheme string) {
+	silent := rawServerOn(t, scheme, func(conn net.Conn, head string) {
 		conn.SetReadDeadline(time.Now().Add(20 * time.Second))
 		io.Copy(io.Discard, conn) // read the request, never answer
 	})
@@ -529,7 +573,7 @@ func TestTimeLimits(t *testing.T) {
 	})
 
 	t.Run("first byte", func(t *testing.T) {
-		c := newClient(t, Config{AllowPrivateNetworks: true, FirstByteTimeout: 500 * time.Millisecond})
+		c := newClientOn(t, Config{AllowPrivateNetworks: true, FirstByteTimeout: 500 * time.Millisecond})
 		_, err := c.Do(context.Background(), Request{URL: mustURL(t, silent)})
 		if !errors.Is(err, ErrFirstByteTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Do error %v; want ErrFirstByteTimeout (and DeadlineExceeded)", err)
@@ -537,7 +581,7 @@ func TestTimeLimits(t *testing.T) {
 		wantStat(t, c, "first_byte_timeout", 1)
 	})
 	t.Run("total", func(t *testing.T) {
-		c := newClient(t, Config{AllowPrivateNetworks: true, Timeout: 500 * time.Millisecond})
+		c := newClientOn(t, Config{AllowPrivateNetworks: true, Timeout: 500 * time.Millisecond})
 		_, err := c.Do(context.Background(), Request{URL: mustURL(t, silent)})
 		if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Do error %v; want ErrTimeout (and DeadlineExceeded)", err)
@@ -545,7 +589,10 @@ func TestTimeLimits(t *testing.T) {
 		wantStat(t, c, "timeout", 1)
 	})
 	t.Run("tls", func(t *testing.T) {
-		c := newClient(t, Config{AllowPrivateNetworks: true, TLSTimeout: 500 * time.Millisecond})
+		if scheme != "https" {
+			t.Skip("http:// has no TLS handshake")
+		}
+		c := newClientOn(t, Config{AllowPrivateNetworks: true, TLSTimeout: 500 * time.Millisecond})
 		_, err := c.Do(context.Background(), Request{URL: mustURL(t, "https://"+l.Addr().String()+"/")})
 		if !errors.Is(err, ErrTLSTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Do error %v; want ErrTLSTimeout (and DeadlineExceeded)", err)
@@ -556,12 +603,12 @@ func TestTimeLimits(t *testing.T) {
 		// A connect that never completes cannot be made on loopback
 		// without root, so the dial itself is faked: it blocks until its
 		// context ends, as a SYN into a black hole does.
-		c := newClient(t, Config{AllowPrivateNetworks: true, ConnectTimeout: 500 * time.Millisecond})
+		c := newClientOn(t, Config{AllowPrivateNetworks: true, ConnectTimeout: 500 * time.Millisecond})
 		c.dial.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			<-ctx.Done()
 			return nil, &net.OpError{Op: "dial", Net: network, Err: ctx.Err()}
 		}
-		_, err := c.Do(context.Background(), Request{URL: mustURL(t, "http://192.0.2.1:81/")})
+		_, err := c.Do(context.Background(), Request{URL: mustURL(t, scheme+"://192.0.2.1:81/")})
 		var fe *Error
 		if !errors.Is(err, ErrConnectTimeout) || !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &fe) || fe.Op != "dial" {
 			t.Errorf("Do error %v; want an *Error{Op: dial} wrapping ErrConnectTimeout", err)
@@ -570,16 +617,20 @@ func TestTimeLimits(t *testing.T) {
 	})
 }
 
-// TestNotModifiedWithoutValidatorsSent: a server that answers 304 to
+// TestHostileNotModifiedWithoutValidatorsSent: a server that answers 304 to
 // everything, even to a request with no validators and Cache-Control:
 // no-cache. The fetcher asks once more, unconditionally, and no more: the
 // site sees two requests; the Result is that 304 with Refetched set and
 // NotModified false, so the crawler does not take it for "unchanged".
-func TestNotModifiedWithoutValidatorsSent(t *testing.T) {
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+func TestHostileNotModifiedWithoutValidatorsSent(t *testing.T) {
+	eachScheme(t, hostileNotModifiedWithoutValidatorsSent)
+}
+
+func hostileNotModifiedWithoutValidatorsSent(t *testing.T, scheme string) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	res := do(t, c, Request{URL: mustURL(t, s.URL)})
 	if res.Status != 304 || !res.Refetched || res.NotModified || res.Conditional {
 		t.Errorf("status %d Refetched %v NotModified %v Conditional %v; want 304 true false false", res.Status, res.Refetched, res.NotModified, res.Conditional)
@@ -591,13 +642,15 @@ func TestNotModifiedWithoutValidatorsSent(t *testing.T) {
 	wantStat(t, c, "refetched_304", 1)
 }
 
-// TestLastModifiedForms: a Last-Modified in the future is never sent back
-// as If-Modified-Since (the server's clock is wrong), whichever of the three
-// RFC 9110 §5.6.7 forms it comes in; a past one in any form is sent
+// TestHostileLastModifiedForms: a Last-Modified in the future is never sent
+// back as If-Modified-Since (the server's clock is wrong), whichever of the
+// three RFC 9110 §5.6.7 forms it comes in; a past one in any form is sent
 // verbatim; a malformed one is not sent.
-func TestLastModifiedForms(t *testing.T) {
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+func TestHostileLastModifiedForms(t *testing.T) { eachScheme(t, hostileLastModifiedForms) }
+
+func hostileLastModifiedForms(t *testing.T, scheme string) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	future := time.Now().Add(72 * time.Hour).UTC()
 	for _, tt := range []struct {
 		name, value string
@@ -621,14 +674,16 @@ func TestLastModifiedForms(t *testing.T) {
 	}
 }
 
-// TestContentTypeLies: the Content-Type does not say what the bytes are.
-// The seed's case first: /page1.LOL111 is HTML served as
+// TestHostileContentTypeLies: the Content-Type does not say what the bytes
+// are. The seed's case first: /page1.LOL111 is HTML served as
 // application/octet-stream; the extension policy lets it through (unknown
 // extension), the bytes say text/html, and it is fetched whole. Then the
 // other way round: bytes of a zip or an MP3 labelled text/html, or with no
 // label, are recognised and not downloaded further (Skipped, Cause
 // ErrUnwantedType). A declared unwanted type is skipped after the head.
-func TestContentTypeLies(t *testing.T) {
+func TestHostileContentTypeLies(t *testing.T) { eachScheme(t, hostileContentTypeLies) }
+
+func hostileContentTypeLies(t *testing.T, scheme string) {
 	html := []byte("\n\n  <!DOCTYPE html><html><head><title>LOL</title></head><body><a href=/x>x</a></body></html>")
 	zip := append([]byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), bytes.Repeat([]byte{0x9c, 0x01, 0xff}, 300_000)...)
 	mp3 := append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), bytes.Repeat([]byte{0xff, 0xfb, 0x90, 0x44}, 200_000)...)
@@ -644,7 +699,7 @@ func TestContentTypeLies(t *testing.T) {
 		"/video":        {"video/mp4", mp3},
 		"/text":         {"text/plain", []byte("just text, <b>not</b> promoted to HTML")},
 	}
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		p := pages[r.URL.Path]
 		w.Header()["Content-Type"] = []string{p.ct} // "" sends an empty field; net/http would sniff otherwise
 		if p.ct == "" {
@@ -652,7 +707,7 @@ func TestContentTypeLies(t *testing.T) {
 		}
 		w.Write(p.body)
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true, Types: DefaultTypePolicy()})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true, Types: DefaultTypePolicy()})
 	ext := DefaultExtensionPolicy()
 	for _, tt := range []struct {
 		path      string
@@ -730,7 +785,7 @@ func (f *fakeResolver) count(host string) int {
 	return f.calls[host]
 }
 
-// TestRedirectToPrivate: a public page redirects to 127.0.0.1, to the
+// TestHostileRedirectToPrivate: a public page redirects to 127.0.0.1, to the
 // cloud metadata address 169.254.169.254, to [::1], to IPv4-mapped
 // loopback, and to names whose DNS answer is such an address. The crawler
 // resolves the Location (ResolveLocation) and fetches the target like any
@@ -738,23 +793,25 @@ func (f *fakeResolver) count(host string) int {
 // connects to the target. The "public" origin is the test server on
 // 127.0.0.1, allowed by exact address and port through a test hook; every
 // other loopback address and port stays refused, as in a real crawl.
-func TestRedirectToPrivate(t *testing.T) {
-	victim := newServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") })
+func TestHostileRedirectToPrivate(t *testing.T) { eachScheme(t, hostileRedirectToPrivate) }
+
+func hostileRedirectToPrivate(t *testing.T, scheme string) {
+	victim := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") })
 	vport := victim.port()
 	targets := map[string]string{
-		"loopback":        fmt.Sprintf("http://127.0.0.1:%d/admin", vport),
-		"metadata":        "http://169.254.169.254/latest/meta-data/",
-		"ipv6 loopback":   fmt.Sprintf("http://[::1]:%d/admin", vport),
-		"ipv4-mapped":     fmt.Sprintf("http://[::ffff:127.0.0.1]:%d/admin", vport),
-		"name→127.0.0.1":  fmt.Sprintf("http://internal.example:%d/admin", vport),
-		"name→metadata":   "http://metadata.example/latest/meta-data/",
-		"name→::1":        fmt.Sprintf("http://v6.example:%d/admin", vport),
-		"name→mapped":     fmt.Sprintf("http://mapped.example:%d/admin", vport),
-		"name→10.0.0.1":   "http://intranet.example/",
-		"name→mixed":      fmt.Sprintf("http://mixed.example:%d/admin", vport),
+		"loopback":        fmt.Sprintf("%s://127.0.0.1:%d/admin", scheme, vport),
+		"metadata":        scheme + "://169.254.169.254/latest/meta-data/",
+		"ipv6 loopback":   fmt.Sprintf("%s://[::1]:%d/admin", scheme, vport),
+		"ipv4-mapped":     fmt.Sprintf("%s://[::ffff:127.0.0.1]:%d/admin", scheme, vport),
+		"name→127.0.0.1":  fmt.Sprintf("%s://internal.example:%d/admin", scheme, vport),
+		"name→metadata":   scheme + "://metadata.example/latest/meta-data/",
+		"name→::1":        fmt.Sprintf("%s://v6.example:%d/admin", scheme, vport),
+		"name→mapped":     fmt.Sprintf("%s://mapped.example:%d/admin", scheme, vport),
+		"name→10.0.0.1":   scheme + "://intranet.example/",
+		"name→mixed":      fmt.Sprintf("%s://mixed.example:%d/admin", scheme, vport),
 		"sloppy location": fmt.Sprintf(` \\127.0.0.1:%d\admin`, vport),
 	}
-	origin := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	origin := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", targets[r.URL.Query().Get("to")])
 		w.WriteHeader(http.StatusFound)
 	})
@@ -767,7 +824,7 @@ func TestRedirectToPrivate(t *testing.T) {
 		"intranet.example": addrs("10.0.0.1"),
 		"mixed.example":    addrs("192.168.1.1", "127.0.0.1", "::ffff:169.254.169.254"),
 	}}
-	c := newClient(t, Config{Resolver: res}) // private networks refused
+	c := newClientOn(t, Config{Resolver: res}) // private networks refused
 	originAddr := netip.MustParseAddrPort(origin.Listener.Addr().String())
 	var dialed []string
 	var mu sync.Mutex
@@ -781,7 +838,7 @@ func TestRedirectToPrivate(t *testing.T) {
 	}
 
 	for name := range targets {
-		from := mustURL(t, fmt.Sprintf("http://public.example:%d/?to=%s", origin.port(), strings.ReplaceAll(name, " ", "+")))
+		from := mustURL(t, fmt.Sprintf("%s://public.example:%d/?to=%s", scheme, origin.port(), strings.ReplaceAll(name, " ", "+")))
 		first := do(t, c, Request{URL: from})
 		if first.Status != http.StatusFound {
 			t.Fatalf("%s: origin answered %d", name, first.Status)
@@ -813,14 +870,17 @@ func TestRedirectToPrivate(t *testing.T) {
 	wantStat(t, c, "private_network", int64(len(targets)))
 }
 
-// TestRedirectChainAndLoop: a chain of 11 redirects and a loop, followed
-// the way the crawler follows them: one Do per hop, the Location resolved
-// with ResolveLocation, and CheckRedirect before each hop. The chain stops
-// at the 11th hop with ErrTooManyRedirects (10 are followed); the loop
-// stops when it comes back to a URL already fetched, with ErrRedirectLoop.
-// The client itself never follows anything: one request per Do.
-func TestRedirectChainAndLoop(t *testing.T) {
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+// TestHostileRedirectChainAndLoop: a chain of 11 redirects and a loop,
+// followed the way the crawler follows them: one Do per hop, the Location
+// resolved with ResolveLocation, and CheckRedirect before each hop. The
+// chain stops at the 11th hop with ErrTooManyRedirects (10 are followed);
+// the loop stops when it comes back to a URL already fetched, with
+// ErrRedirectLoop. The client itself never follows anything: one request per
+// Do.
+func TestHostileRedirectChainAndLoop(t *testing.T) { eachScheme(t, hostileRedirectChainAndLoop) }
+
+func hostileRedirectChainAndLoop(t *testing.T, scheme string) {
+	s := newServerOn(t, scheme, func(w http.ResponseWriter, r *http.Request) {
 		var next string
 		switch p := r.URL.Path; {
 		case strings.HasPrefix(p, "/chain/"):
@@ -833,14 +893,14 @@ func TestRedirectChainAndLoop(t *testing.T) {
 		case p == "/loop/a":
 			next = `\loop\b` // sloppy: backslashes
 		case p == "/loop/b":
-			next = "http:/loop/c" // sloppy: missing slashes, same scheme
+			next = scheme + ":/loop/c" // sloppy: missing slashes, same scheme
 		case p == "/loop/c":
 			next = " /loop/a " // sloppy: spaces
 		}
 		w.Header().Set("Location", next)
 		w.WriteHeader(http.StatusMovedPermanently)
 	})
-	c := newClient(t, Config{AllowPrivateNetworks: true})
+	c := newClientOn(t, Config{AllowPrivateNetworks: true})
 	follow := func(start string) (fetched int, err error) {
 		u := mustURL(t, start)
 		chain := []string{}

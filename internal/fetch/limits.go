@@ -99,7 +99,7 @@ const (
 	cSkippedType
 	cSniffed
 	cRefetched304
-	cRetriedUnsent
+	cRetried
 	cDNSHit
 	cDNSMiss
 	cDNSError
@@ -126,7 +126,7 @@ var counterNames = [numCounters]string{
 	cSkippedType:           "skipped_type",
 	cSniffed:               "sniffed_type",
 	cRefetched304:          "refetched_304",
-	cRetriedUnsent:         "retried_unsent",
+	cRetried:               "retried",
 	cDNSHit:                "dns_cache_hit",
 	cDNSMiss:               "dns_cache_miss",
 	cDNSError:              "dns_error",
@@ -191,9 +191,10 @@ func findCounter(err error) (counter, bool) {
 }
 
 // Stats returns a snapshot of the Client's counters: how often each limit
-// was hit, bodies skipped for their type, DNS cache hits and misses, and so
-// on. Every name is present, with 0 when it never happened. The names are
-// stable (snake_case) so a crawl summary can print them as they are.
+// was hit, bodies skipped for their type, requests sent a second time
+// (retried: Result.Retried), DNS cache hits and misses, and so on. Every
+// name is present, with 0 when it never happened. The names are stable
+// (snake_case) so a crawl summary can print them as they are.
 func (c *Client) Stats() map[string]int64 {
 	m := make(map[string]int64, numCounters)
 	for i := range c.stats {

@@ -39,10 +39,15 @@ type Report struct {
 	Runs []Run    `json:"runs"`
 
 	// Requests is every HTTP request sent, robots.txt included: the number
-	// the servers logged.
-	Requests int       `json:"requests"`
-	First    time.Time `json:"first,omitzero"` // the first request's start
-	Last     time.Time `json:"last,omitzero"`  // the last request's end
+	// the servers logged, but for Retried.
+	Requests int `json:"requests"`
+	// Retried counts the requests sent twice (flag r in the request log):
+	// a kept-alive connection failed before any byte of the answer and the
+	// request went once more on a new one. Each is one of Requests, and
+	// the server may have logged it twice.
+	Retried int       `json:"retried,omitempty"`
+	First   time.Time `json:"first,omitzero"` // the first request's start
+	Last    time.Time `json:"last,omitzero"`  // the last request's end
 
 	Bytes        Bytes     `json:"bytes"`
 	ResponseTime Durations `json:"response_time"`
@@ -704,6 +709,9 @@ func (a *aggregate) add(r *reqlog.Record) {
 	a.r.Bytes.SavedNotModified += r.Saved
 	if r.Compressed && r.Body > r.Wire {
 		a.r.Bytes.SavedCompression += r.Body - r.Wire
+	}
+	if r.Retried {
+		a.r.Retried++
 	}
 	if r.Conditional {
 		a.r.Conditional.Sent++

@@ -66,7 +66,7 @@ func TestReport(t *testing.T) {
 	t1 := t0.Add(24 * time.Hour)
 	run2 := []reqlog.Record{
 		{Start: t1, TTFB: time.Millisecond, Duration: 2 * time.Millisecond, Kind: reqlog.KindPage, Purpose: "refresh", Status: 304, Type: "html", Wire: 150, Saved: 850, Conditional: true, Host: "shop.test", URL: "http://shop.test/"},
-		{Start: t1.Add(time.Second), TTFB: time.Millisecond, Duration: 2 * time.Millisecond, Kind: reqlog.KindPage, Purpose: "refresh", Status: 200, Type: "html", Wire: 300, Body: 300, Conditional: true, Host: "shop.test", URL: "http://shop.test/gone"},
+		{Start: t1.Add(time.Second), TTFB: time.Millisecond, Duration: 2 * time.Millisecond, Kind: reqlog.KindPage, Purpose: "refresh", Status: 200, Type: "html", Wire: 300, Body: 300, Conditional: true, Retried: true, Host: "shop.test", URL: "http://shop.test/gone"},
 	}
 	writeRun(t, dir, t1, run2, nil, nil, "")
 
@@ -74,8 +74,8 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Requests != 9 {
-		t.Errorf("requests %d, want 9", r.Requests)
+	if r.Requests != 9 || r.Retried != 1 {
+		t.Errorf("requests %d, %d sent twice; want 9, 1", r.Requests, r.Retried)
 	}
 	wantStatus := map[string]int{"200": 5, "304": 1, "404": 1, "503": 1, "none": 1}
 	if fmt.Sprint(r.ByStatus) != fmt.Sprint(wantStatus) {
@@ -134,7 +134,7 @@ func TestReport(t *testing.T) {
 	if err := WriteText(&text, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Total requests      9", "8,640 requests a day", "host load: 503 answers", "trap /cal/*/*", "run 2", "killed"} {
+	for _, want := range []string{"Total requests      9 (robots.txt included), 1 of them sent twice", "8,640 requests a day", "host load: 503 answers", "trap /cal/*/*", "run 2", "killed"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}

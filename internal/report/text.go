@@ -122,7 +122,11 @@ func WriteText(w io.Writer, r *Report) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	p("Total requests      %d (robots.txt included: the number the servers logged)", r.Requests)
+	if r.Retried > 0 {
+		p("Total requests      %d (robots.txt included), %d of them sent twice after a kept-alive connection dropped: %d in the servers' logs at most", r.Requests, r.Retried, r.Requests+r.Retried)
+	} else {
+		p("Total requests      %d (robots.txt included: the number the servers logged)", r.Requests)
+	}
 	p("Period              %s – %s (%s)", r.First.Local().Format(time.DateTime), r.Last.Local().Format(time.DateTime), r.Last.Sub(r.First).Round(time.Second))
 	p("Downloaded          %s on the wire, %s decoded", bytesText(r.Bytes.Wire), bytesText(r.Bytes.Decoded))
 	p("Saved               %s by %d answers 304 Not Modified (of %d conditional requests), %s by compression",

@@ -10,9 +10,15 @@
 //	#	format version ("gentlecrawl-requests/1"), run number, start (RFC 3339)
 //	R	a request: start (Unix µs), time to first byte (µs), duration (µs),
 //		kind, purpose, status (0: no answer), error kind, file type,
-//		bytes on the wire, bytes decoded, bytes a 304 saved, flags, host, URL
+//		bytes on the wire, bytes decoded, bytes a 304 saved, flags (c:
+//		conditional, z: compressed, r: sent twice; "-": none), host, URL
 //	D	a host's Crawl-delay as its robots.txt gives it: host, delay (ms)
 //	Q	at the end of a run, a host's queue: host, URLs waiting
+//
+// A request sent twice (flag r) is one line: a kept-alive connection failed
+// before any byte of the answer and the request went once more on a new
+// connection (fetch.Result.Retried), so the server may have logged it
+// twice. Readers ignore flags they do not know.
 //
 // Every line is written with one write(2) on a file opened O_APPEND, so a
 // crawl killed with SIGKILL loses at most the line being written, and a
@@ -77,6 +83,7 @@ type Record struct {
 
 	Conditional bool // the request carried If-None-Match or If-Modified-Since
 	Compressed  bool // the answer had a Content-Encoding
+	Retried     bool // sent a second time, on a new connection (flag r)
 
 	Host string // the politeness key: scheme://host[:port]
 	URL  string
@@ -242,6 +249,9 @@ func (w *Writer) Request(r *Record) {
 		if r.Compressed {
 			b = append(b, 'z')
 		}
+		if r.Retried {
+			b = append(b, 'r')
+		}
 		if len(b) == flags {
 			b = append(b, '-')
 		}
@@ -374,6 +384,7 @@ func Read(r io.Reader, v Visitor) error {
 				Wire: nums[4], Body: nums[5], Saved: nums[6],
 				Conditional: bytes.IndexByte(fields[12], 'c') >= 0,
 				Compressed:  bytes.IndexByte(fields[12], 'z') >= 0,
+				Retried:     bytes.IndexByte(fields[12], 'r') >= 0,
 				Host:        intern(fields[13]),
 			}
 			if v.Request != nil {

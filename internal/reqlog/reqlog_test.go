@@ -28,6 +28,11 @@ func TestRoundTrip(t *testing.T) {
 			Error: "dns", Host: "http://b.test", URL: "http://b.test/\tx"},
 		{Start: start.Add(4 * time.Second), Duration: time.Second, Kind: KindSitemap, Purpose: "discovery", Status: 200,
 			Type: TypeOther, Wire: 10, Body: 100, Compressed: true, Host: "http://b.test", URL: "http://b.test/s.xml"},
+		{Start: start.Add(5 * time.Second), TTFB: time.Millisecond, Duration: 3 * time.Millisecond, Kind: KindPage, Purpose: "refresh",
+			Status: 200, Type: TypeHTML, Wire: 50, Body: 400, Conditional: true, Compressed: true, Retried: true,
+			Host: "http://a.test", URL: "http://a.test/again"},
+		{Start: start.Add(6 * time.Second), Duration: time.Second, Kind: KindPage, Purpose: "discovery",
+			Error: "reset", Retried: true, Host: "http://a.test", URL: "http://a.test/dropped"},
 	}
 	for i := range recs {
 		w.Request(&recs[i])
@@ -109,5 +114,46 @@ func TestFileType(t *testing.T) {
 		if got := FileType(ct); got != want {
 			t.Errorf("FileType(%q) = %q, want %q", ct, got, want)
 		}
+	}
+}
+
+// The flags field: c, z and r in that order, "-" for none; a letter this
+// reader does not know is ignored.
+func TestFlags(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []Record{
+		{Kind: KindPage, Status: 200, Conditional: true, Compressed: true, Retried: true, Host: "h", URL: "u1"},
+		{Kind: KindPage, Retried: true, Error: "reset", Host: "h", URL: "u2"},
+		{Kind: KindPage, Status: 200, Host: "h", URL: "u3"},
+	} {
+		w.Request(&r)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(Path(dir, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		flags = append(flags, strings.Split(line, "\t")[12])
+	}
+	if !cmp.Equal(flags, []string{"czr", "r", "-"}) {
+		t.Errorf("flags %q, want czr, r, -", flags)
+	}
+
+	log := "#\t" + Format + "\t1\t2026-12-01T10:00:00Z\n" +
+		"R\t1\t2\t3\tpage\tdiscovery\t200\t-\thtml\t10\t20\t0\trxz\thttp://a.test\thttp://a.test/\n"
+	var got Record
+	if err := Read(strings.NewReader(log), Visitor{Request: func(r *Record) error { got = *r; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Retried || !got.Compressed || got.Conditional {
+		t.Errorf("flags rxz read as %+v; want Retried and Compressed", got)
 	}
 }
