@@ -17,7 +17,7 @@ type proxyFlags struct {
 
 func (p *proxyFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&p.url, "proxy", "", "send requests through this http:// proxy, `URL` = http://[USER:PASSWORD@]HOST:PORT (https:// through CONNECT), loopback included; without it HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read as Go reads them; --proxy '' connects directly")
-	fs.StringVar(&p.noProxy, "noproxy", "", "hosts reached without the proxy, as NO_PROXY: comma-separated names (with their subdomains), .domain (subdomains only), addresses, CIDR prefixes, * for all")
+	fs.StringVar(&p.noProxy, "noproxy", "", "`LIST` of hosts reached without the proxy, as NO_PROXY: comma-separated names (with their subdomains), .domain (subdomains only), addresses, CIDR prefixes, * for all")
 }
 
 // parsed records, once the flags (and a --config file) are read, whether
