@@ -1,7 +1,6 @@
 package gentlecrawl_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,13 +37,7 @@ func TestSharedFrontierRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	const delay = 30 * time.Millisecond
-	seed := time.Now().UnixNano()%10000 + 1
-	if v := os.Getenv("GENTLECRAWL_SHARED_SEED"); v != "" {
-		if _, err := fmt.Sscan(v, &seed); err != nil {
-			t.Fatalf("GENTLECRAWL_SHARED_SEED=%q: %v", v, err)
-		}
-	}
-	t.Logf("simweb seed %d (GENTLECRAWL_SHARED_SEED=%d repeats this run's web)", seed, seed)
+	seed := sharedSeed(t)
 	web, catchAll := serveWeb(t, simweb.Config{
 		Seed: seed, Hosts: 6, PagesPerHost: 14, CrawlDelay: 100 * time.Millisecond,
 		// No host whose robots.txt fails: the crawl would wait a minute for it.

@@ -119,13 +119,7 @@ func TestSharedFrontier(t *testing.T) {
 	outage[0][0].Duration = 2500 * time.Millisecond
 	// The web's shape (its pages and links) changes from run to run;
 	// GENTLECRAWL_SHARED_SEED=N repeats one.
-	seed := time.Now().UnixNano()%10000 + 1
-	if v := os.Getenv("GENTLECRAWL_SHARED_SEED"); v != "" {
-		if _, err := fmt.Sscan(v, &seed); err != nil {
-			t.Fatalf("GENTLECRAWL_SHARED_SEED=%q: %v", v, err)
-		}
-	}
-	t.Logf("simweb seed %d (GENTLECRAWL_SHARED_SEED=%d repeats this run's web)", seed, seed)
+	seed := sharedSeed(t)
 	web, catchAll := serveWeb(t, simweb.Config{
 		Seed: seed, Hosts: 12, PagesPerHost: 20, CrawlDelay: crawlDelay,
 		// A latency of its own, so that response times are not only the
@@ -382,4 +376,18 @@ func whereIs(t *testing.T, dsn, k string) string {
 		}
 	}
 	return fmt.Sprintf("seen %v, history %+v, %d URLs of the host queued", seen, h, pending)
+}
+
+// sharedSeed is the seed of a shared crawl test's web: drawn per run, or
+// GENTLECRAWL_SHARED_SEED's, which repeats a run.
+func sharedSeed(t *testing.T) int64 {
+	t.Helper()
+	seed := time.Now().UnixNano()%10000 + 1
+	if v := os.Getenv("GENTLECRAWL_SHARED_SEED"); v != "" {
+		if _, err := fmt.Sscan(v, &seed); err != nil {
+			t.Fatalf("GENTLECRAWL_SHARED_SEED=%q: %v", v, err)
+		}
+	}
+	t.Logf("simweb seed %d (GENTLECRAWL_SHARED_SEED=%d repeats this run's web)", seed, seed)
+	return seed
 }

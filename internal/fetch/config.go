@@ -232,7 +232,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		p := *cfg.Proxy
 		for _, u := range []*url.URL{p.HTTP, p.HTTPS} {
 			if u != nil && (u.Scheme != "http" || u.Hostname() == "") {
-				return cfg, fmt.Errorf("fetch: Config.Proxy: %s is not an http:// proxy", redactProxy(u.String()))
+				return cfg, fmt.Errorf("fetch: Config.Proxy: %s is not an http:// proxy", u.Redacted())
 			}
 		}
 		p.compile()

@@ -376,7 +376,7 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 		resp, err = c.h1.roundTrip(hreq, res.RequestRaw, canonicalAddr(u))
 	case u.Scheme == "http":
 		// The same request in absolute form, to the proxy.
-		resp, err = c.h1.roundTrip(hreq, proxyRequest(res.RequestRaw, u, host, proxyAuth(proxy)), proxyAddr(proxy))
+		resp, err = c.h1.roundTrip(hreq, proxyRequest(res.RequestRaw, host, proxyAuth(proxy)), proxyAddr(proxy))
 		if err == nil && resp.StatusCode == http.StatusProxyAuthRequired {
 			resp.Body.Close()
 			err = fmt.Errorf("%w: 407 %s", ErrProxy, http.StatusText(http.StatusProxyAuthRequired))

@@ -233,7 +233,7 @@ func (p *Proxy) direct(u *url.URL) bool {
 	return false
 }
 
-// addr is the host:port to dial for a proxy URL.
+// proxyAddr is the host:port to dial for a proxy URL.
 func proxyAddr(proxy *url.URL) string {
 	port := proxy.Port()
 	if port == "" {
@@ -256,20 +256,20 @@ func proxyAuth(proxy *url.URL) string {
 // HTTP/1.1") into what goes to an HTTP proxy: the request line in absolute
 // form, and Proxy-Authorization when the proxy has credentials. raw stays
 // the record of the request; the credentials never reach it.
-func proxyRequest(raw []byte, u *url.URL, host string, auth string) []byte {
+func proxyRequest(raw []byte, host string, auth string) []byte {
 	sp := bytes.IndexByte(raw, ' ')
+	eol := bytes.Index(raw, []byte("\r\n")) + 2
 	out := make([]byte, 0, len(raw)+len("http://")+len(host)+len("Proxy-Authorization: \r\n")+len(auth))
 	out = append(out, raw[:sp+1]...)
 	out = append(out, "http://"...)
 	out = append(out, host...)
-	out = append(out, raw[sp+1:]...)
+	out = append(out, raw[sp+1:eol]...)
 	if auth != "" {
-		// After the request line, among the fields.
-		eol := bytes.Index(out, []byte("\r\n")) + 2
-		field := "Proxy-Authorization: " + auth + "\r\n"
-		out = append(out[:eol], append([]byte(field), out[eol:]...)...)
+		out = append(out, "Proxy-Authorization: "...)
+		out = append(out, auth...)
+		out = append(out, "\r\n"...)
 	}
-	return out
+	return append(out, raw[eol:]...)
 }
 
 // NewProxy returns the proxies of a crawl's settings: proxy, when set, for

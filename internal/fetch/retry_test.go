@@ -19,7 +19,7 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// The one retry (issue #29): a GET on a kept-alive connection that fails
+// The one retry: a GET on a kept-alive connection that fails
 // before any byte of the answer is sent once more on a new connection, on
 // http:// (h1) and https:// (the Transport, held to the same rule by the
 // trace) alike; never a third time, never after a byte of the answer,
