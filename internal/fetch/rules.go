@@ -45,6 +45,9 @@ func ParseResolve(s string) (Resolve, error) {
 	if !ok || host == "" {
 		return bad(want)
 	}
+	if host, err = ruleHost(host); err != nil {
+		return bad(err.Error())
+	}
 	portStr, addrList, ok := strings.Cut(rest, ":")
 	if !ok || addrList == "" {
 		return bad(want)
@@ -53,7 +56,7 @@ func ParseResolve(s string) (Resolve, error) {
 	if err != nil || port == 0 {
 		return bad(fmt.Sprintf("bad port %q", portStr))
 	}
-	r := Resolve{Host: normHost(host), Port: port}
+	r := Resolve{Host: host, Port: port}
 	for a := range strings.SplitSeq(addrList, ",") {
 		addr, err := parseAddr(strings.TrimSpace(a))
 		if err != nil {
@@ -90,7 +93,13 @@ func ParseConnectTo(s string) (ConnectTo, error) {
 	if !ok {
 		return bad(want)
 	}
-	ct := ConnectTo{FromHost: normHost(fromHost), ToHost: normHost(toHost)}
+	if fromHost, err = ruleHost(fromHost); err != nil {
+		return bad(err.Error())
+	}
+	if toHost, err = ruleHost(toHost); err != nil {
+		return bad(err.Error())
+	}
+	ct := ConnectTo{FromHost: fromHost, ToHost: toHost}
 	if ct.FromPort, err = parsePort(fromPort); err != nil {
 		return bad(fmt.Sprintf("bad port %q", fromPort))
 	}
@@ -178,6 +187,27 @@ func cutHost(s string) (host, rest string, ok bool, err error) {
 		return "", "", false, fmt.Errorf("unexpected %q after ']'", rest)
 	}
 	return host, rest[1:], true, nil
+}
+
+// ruleHost checks a host field of a rule and gives it in the form hosts are
+// compared in. An IPv6 address (cutHost has taken its brackets off) and ""
+// pass as they are; a name may end in one dot but has no empty label and no
+// character that cannot be in a host name, so that what String writes parses
+// back to the same rule.
+func ruleHost(h string) (string, error) {
+	if h == "" || strings.Contains(h, ":") {
+		return h, nil
+	}
+	name := strings.TrimSuffix(h, ".")
+	if name == "" || strings.Contains(name, "..") || strings.HasPrefix(name, ".") {
+		return "", fmt.Errorf("bad host %q", h)
+	}
+	for _, c := range name {
+		if c <= ' ' || c == 0x7f || strings.ContainsRune("[]/\\?#@,", c) {
+			return "", fmt.Errorf("bad host %q", h)
+		}
+	}
+	return normHost(name), nil
 }
 
 // parsePort parses a decimal port; "" is 0.

@@ -40,6 +40,8 @@ func TestParseResolve(t *testing.T) {
 		{in: "x:0:1.2.3.4", wantErr: `bad port "0"`},
 		{in: "x:65536:1.2.3.4", wantErr: `bad port "65536"`},
 		{in: "x:-1:1.2.3.4", wantErr: `bad port "-1"`},
+		{in: ".:80:1.2.3.4", wantErr: `bad host "."`},
+		{in: "a..b:80:1.2.3.4", wantErr: `bad host "a..b"`},
 		{in: "x:80:not-an-ip", wantErr: `bad address "not-an-ip"`},
 		{in: "x:80:1.2.3.4,", wantErr: `bad address ""`},
 		{in: "x:80:[1.2.3.4]", wantErr: `bad address "[1.2.3.4]"`},
@@ -94,6 +96,12 @@ func TestParseConnectTo(t *testing.T) {
 		{in: "a.test:80:::1:80", wantErr: `bad port ":1:80"`},
 		{in: "a.test:80:[::1:80", wantErr: "missing ']'"},
 		{in: "a.test:80:[::1]x:80", wantErr: "unexpected"},
+		{in: "..:::", wantErr: `bad host ".."`},
+		{in: ".:80::", wantErr: `bad host "."`},
+		{in: "a..test:80::", wantErr: `bad host "a..test"`},
+		{in: "a.test:80:.b.test:", wantErr: `bad host ".b.test"`},
+		{in: "a test:80::", wantErr: `bad host "a test"`},
+		{in: "a.test.:80:b.test.:", want: ConnectTo{"a.test", 80, "b.test", 0}},
 	}
 	for _, tt := range tests {
 		got, err := ParseConnectTo(tt.in)
@@ -120,7 +128,7 @@ func TestParseConnectTo(t *testing.T) {
 }
 
 func FuzzParseRules(f *testing.F) {
-	for _, s := range []string{"a:1:1.2.3.4", "*:443:[::1],10.0.0.1", "a.test:80:b.test:81", ":::", "[::1]:80:[::2]:"} {
+	for _, s := range []string{"a:1:1.2.3.4", "*:443:[::1],10.0.0.1", "a.test:80:b.test:81", ":::", "[::1]:80:[::2]:", "..:::", "a.:1:1.2.3.4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
