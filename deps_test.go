@@ -12,9 +12,9 @@ import (
 const module = "github.com/gentlecrawl/gentlecrawl"
 
 // layering lists, for each package of the module, the packages of the module
-// it may import (DESIGN.md, "Packages"). Data flows one way: nothing below
-// the root imports the root, and no package imports one beside it unless
-// listed here.
+// it may import (docs/architecture.md, "Packages"). Data flows one way:
+// nothing below the root imports the root, and no package imports one
+// beside it unless listed here.
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli", "internal/gctune"},
 	"cmd/simweb":        {"internal/simweb"},
@@ -111,7 +111,7 @@ func TestImportLayering(t *testing.T) {
 		found[rel] = true
 		allowed, ok := layering[rel]
 		if !ok {
-			t.Errorf("package %q is not in the layering table of deps_test.go (and DESIGN.md): say what it may import", rel)
+			t.Errorf("package %q is not in the layering table of deps_test.go (and docs/architecture.md): say what it may import", rel)
 			return nil
 		}
 		for _, imp := range pkg.Imports {
