@@ -1,5 +1,5 @@
 # The two commands of the README: `make demo` and `make test`.
-# Pebble is built with its pure-Go zstd (no cgo), as DESIGN.md says.
+# Pebble is built with its pure-Go zstd (no cgo), as docs/architecture.md says.
 TAGS := -tags pebblegozstd
 
 .PHONY: demo test build

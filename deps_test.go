@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,9 +13,9 @@ import (
 const module = "github.com/gentlecrawl/gentlecrawl"
 
 // layering lists, for each package of the module, the packages of the module
-// it may import (DESIGN.md, "Packages"). Data flows one way: nothing below
-// the root imports the root, and no package imports one beside it unless
-// listed here.
+// it may import (docs/architecture.md, "Packages"). Data flows one way:
+// nothing below the root imports the root, and no package imports one
+// beside it unless listed here.
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli", "internal/gctune"},
 	"cmd/simweb":        {"internal/simweb"},
@@ -111,7 +112,7 @@ func TestImportLayering(t *testing.T) {
 		found[rel] = true
 		allowed, ok := layering[rel]
 		if !ok {
-			t.Errorf("package %q is not in the layering table of deps_test.go (and DESIGN.md): say what it may import", rel)
+			t.Errorf("package %q is not in the layering table of deps_test.go (and docs/architecture.md): say what it may import", rel)
 			return nil
 		}
 		for _, imp := range pkg.Imports {
@@ -201,5 +202,77 @@ func TestNoRawCallsElsewhere(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestArchitectureTable keeps the package table of docs/architecture.md
+// ("Packages") the same as layering and testOnly: the same packages, each
+// with the same packages it may import, and "(tests only)" on exactly
+// the testOnly ones.
+func TestArchitectureTable(t *testing.T) {
+	b, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Packages\n")
+	if !ok {
+		t.Fatal(`docs/architecture.md has no "## Packages" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	// docName reads a cell's first name in backquotes; the root package
+	// is written `gentlecrawl`.
+	docName := func(cell string) (string, bool) {
+		_, rest, ok := strings.Cut(cell, "`")
+		name, _, ok2 := strings.Cut(rest, "`")
+		if !ok || !ok2 {
+			return "", false
+		}
+		if name == "gentlecrawl" {
+			name = ""
+		}
+		return name, true
+	}
+	doc := map[string][]string{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 5 {
+			continue
+		}
+		pkg, ok := docName(cells[1])
+		if !ok {
+			continue // the header
+		}
+		if _, dup := doc[pkg]; dup {
+			t.Errorf("docs/architecture.md lists %s twice", displayName(pkg))
+		}
+		imports := []string{}
+		for _, c := range strings.Split(cells[3], ",") {
+			if name, ok := docName(c); ok {
+				imports = append(imports, name)
+			}
+		}
+		doc[pkg] = imports
+		if tests := strings.Contains(cells[2], "(tests only)"); tests != testOnly[pkg] {
+			t.Errorf("docs/architecture.md: %s is marked tests only: %v; testOnly says %v", displayName(pkg), tests, testOnly[pkg])
+		}
+	}
+	sorted := func(s []string) string {
+		s = slices.Clone(s)
+		slices.Sort(s)
+		return strings.Join(s, ", ")
+	}
+	for pkg, allowed := range layering {
+		got, ok := doc[pkg]
+		switch {
+		case !ok:
+			t.Errorf("docs/architecture.md does not list %s", displayName(pkg))
+		case sorted(got) != sorted(allowed):
+			t.Errorf("docs/architecture.md: %s may import [%s]; deps_test.go says [%s]", displayName(pkg), sorted(got), sorted(allowed))
+		}
+	}
+	for pkg := range doc {
+		if _, ok := layering[pkg]; !ok {
+			t.Errorf("docs/architecture.md lists %s, which is not in layering", displayName(pkg))
+		}
 	}
 }

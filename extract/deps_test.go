@@ -7,7 +7,8 @@ import (
 )
 
 // TestImports keeps the package pure: no net/http anywhere in its
-// dependencies, and no package of the project but urlnorm (DESIGN.md).
+// dependencies, and no package of the project but urlnorm
+// (docs/architecture.md, "Packages").
 func TestImports(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
