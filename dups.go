@@ -2,6 +2,8 @@ package gentlecrawl
 
 import (
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -18,6 +20,7 @@ type pagePrint struct {
 	masked uint64 // the same, with numbers, dates and month and day names masked
 	words  int
 
+	key      string // the page's key
 	path     string // the page's path (of its key, without the query)
 	template string // urlspace.Template of the page
 
@@ -26,6 +29,78 @@ type pagePrint struct {
 	order   uint64 // the same links, in document order
 	nOut    int    // how many such links
 	outTmpl uint64 // links to URLs of another template than the page's own
+	sketch  linkSketch
+	outs    []uint64 // the hashes of the links that outPath sums, for widerOf; not kept
+}
+
+// sketchSize is how many hashes a linkSketch keeps.
+const sketchSize = 12
+
+// linkSketch keeps the smallest hashes of a page's links to other paths
+// (pagePrint.outPath's), distinct and in order: a sample of its links
+// that another page must all have to hold every link of it.
+type linkSketch struct {
+	h [sketchSize]uint64
+	n uint8
+}
+
+func (s *linkSketch) add(h uint64) {
+	n := int(s.n)
+	i := 0
+	for i < n && s.h[i] < h {
+		i++
+	}
+	if i < n && s.h[i] == h || i == sketchSize {
+		return
+	}
+	if n == sketchSize {
+		n--
+	}
+	copy(s.h[i+1:n+1], s.h[i:n])
+	s.h[i] = h
+	s.n = uint8(n + 1)
+}
+
+// pagerLink reports whether a link's path is that of a later page of the
+// page at ownPath, written in the path ("/c/" → "/c/page/2/", "/c/2/"):
+// one or two segments more, the last with a digit, none a file. A list
+// shown wider has fewer later pages than the list it widens, so such
+// links stay out of the sketch that the wider list must hold.
+func pagerLink(ownPath, linkPath string) bool {
+	rest, ok := strings.CutPrefix(linkPath, ownPath)
+	if !ok || rest == "" {
+		return false
+	}
+	if !strings.HasSuffix(ownPath, "/") {
+		if rest, ok = strings.CutPrefix(rest, "/"); !ok {
+			return false
+		}
+	}
+	rest = strings.TrimSuffix(rest, "/")
+	if rest == "" || strings.Count(rest, "/") > 1 || strings.IndexByte(rest, '.') >= 0 {
+		return false
+	}
+	return hasDigit(rest[strings.LastIndexByte(rest, '/')+1:])
+}
+
+func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+
+// minSketchChecks is how many of a narrower page's links a wider one must
+// be seen to hold (all of its sketch, and at least these).
+const minSketchChecks = 4
+
+// holds reports whether the sorted hashes outs hold every hash of o, and
+// at least minSketchChecks of them.
+func (o *linkSketch) heldBy(outs []uint64) bool {
+	if o.n < minSketchChecks {
+		return false
+	}
+	for _, h := range o.h[:o.n] {
+		if _, ok := slices.BinarySearch(outs, h); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // chain is the fingerprint a page passes to the URLs it links to
@@ -52,13 +127,26 @@ const maxDupEntries = 1 << 16
 // fetched before (urlspace.Dup), from its content. It is safe for
 // concurrent use.
 type dupIndex struct {
-	max     int // entries per map: maxDupEntries
-	mu      sync.Mutex
-	bags    map[uint64]bagEntry   // host ⊕ bag of words → the first page with it
-	orders  map[uint64]orderEntry // host ⊕ path ⊕ outPath links → the first page with them
-	chains  map[uint64]string     // host ⊕ chain print → the first page with it
+	max    int // entries per map: maxDupEntries
+	mu     sync.Mutex
+	bags   map[uint64]bagEntry   // host ⊕ bag of words → the first page with it
+	orders map[uint64]orderEntry // host ⊕ path ⊕ outPath links → the first page with them
+	chains map[uint64]string     // host ⊕ chain print → the first page with it
+	// lists remembers the latest pages with links elsewhere, by host ⊕
+	// key, for the wider pages that repeat them and more; the oldest is
+	// forgotten first.
+	lists   *urlspace.FIFOMap[uint64, listEntry]
 	dupPage int
 }
+
+type listEntry struct {
+	url    string
+	nOut   int
+	sketch linkSketch
+}
+
+// maxListEntries bounds dupIndex.lists: some 4 MB full.
+const maxListEntries = 1 << 15
 
 // The entries keep the URL only; its path and template are worked out again
 // on the rare hit, which keeps an entry near 50 bytes.
@@ -78,6 +166,7 @@ func newDupIndex() *dupIndex {
 		bags:   make(map[uint64]bagEntry),
 		orders: make(map[uint64]orderEntry),
 		chains: make(map[uint64]string),
+		lists:  urlspace.NewFIFOMap[uint64, listEntry](maxListEntries),
 	}
 }
 
@@ -90,6 +179,21 @@ func newDupIndex() *dupIndex {
 // otherwise.
 func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint64, near []string, keyOf func(*url.URL) string) (urlspace.Dup, uint64) {
 	own := u.String()
+	hk := hashString(origin)
+	// A list shown wider first: its text may be nearly that of a list
+	// whose path its own extends (a filter most items pass).
+	if p.nOut >= 5 {
+		d.mu.Lock()
+		of, ok := d.widerOf(hk, p)
+		if !ok {
+			d.lists.Put(hk^hashString(p.key), listEntry{url: own, nOut: p.nOut, sketch: p.sketch})
+		}
+		d.mu.Unlock()
+		if ok {
+			_, template := pathTemplate(of, keyOf)
+			return urlspace.Dup{Kind: urlspace.DupWider, Of: of, OfTemplate: template}, p.bag
+		}
+	}
 	// Nearly the text of a page whose path this one's extends: a relative
 	// link that serves the page it came from, its link texts aside. (Not
 	// for short texts, whose simhash moves too little to tell.) A page is
@@ -106,7 +210,6 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 			return urlspace.Dup{Kind: urlspace.DupEndless, Of: n, Tail: tail}, p.bag
 		}
 	}
-	hk := hashString(origin)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	put := func(m map[uint64]string, k uint64, v string) {
@@ -157,6 +260,64 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	}
 	put(d.chains, hk^chain, own)
 	return urlspace.Dup{}, p.bag
+}
+
+// widerOf returns the URL of a page fetched before whose key is p's
+// without one of its parameters and whose links elsewhere p holds, with
+// more besides: p is the same list shown wider. A parameter whose value
+// is a number must be a page size, not a page number: at least a quarter
+// of the links p adds (a list of 24 shown 48 adds 24 items, each with a
+// link or two; the list's page 2, were it to repeat page 1, would add as
+// many for the number 2). d.mu is held.
+func (d *dupIndex) widerOf(hk uint64, p *pagePrint) (string, bool) {
+	path, query, ok := strings.Cut(p.key, "?")
+	if !ok {
+		return "", false
+	}
+	parts := strings.Split(query, "&")
+	if len(parts) > 8 {
+		return "", false
+	}
+	sorted := false
+	for i, part := range parts {
+		kept := slices.Delete(slices.Clone(parts), i, i+1)
+		base := path
+		if len(kept) > 0 {
+			base += "?" + strings.Join(kept, "&")
+		}
+		e, ok := d.lists.Get(hk ^ hashString(base))
+		added := p.nOut - e.nOut
+		if !ok || added < minSketchChecks {
+			continue
+		}
+		if !sorted {
+			slices.Sort(p.outs)
+			sorted = true
+		}
+		if !e.sketch.heldBy(p.outs) {
+			continue
+		}
+		if _, v, _ := strings.Cut(part, "="); numeric(v) {
+			if n, err := strconv.Atoi(v); err != nil || n*4 < added {
+				continue
+			}
+		}
+		return e.url, true
+	}
+	return "", false
+}
+
+// numeric reports whether v is a run of decimal digits.
+func numeric(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // pathTemplate returns the path (of its key, without scheme and host) and
@@ -226,7 +387,7 @@ func hasParam(query, p string) bool {
 // link is such a link, not parsed; its key must be given.
 func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf func(*url.URL) string) *pagePrint {
 	own := keyOf(u)
-	p := &pagePrint{template: urlspace.KeyTemplate(own)}
+	p := &pagePrint{key: own, template: urlspace.KeyTemplate(own)}
 	p.bag, p.masked, p.words = tp.bag, tp.masked, tp.words
 	p.path = keyPath(own)
 	var order uint64 = fnvOffset
@@ -255,6 +416,10 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 			p.outPath += h
 			order = simhash.Mix(order ^ h)
 			p.nOut++
+			if !pagerLink(p.path, keyPath(k)) {
+				p.sketch.add(h)
+			}
+			p.outs = append(p.outs, h)
 		}
 		if tmpl != p.template {
 			p.outTmpl += h

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,12 +251,12 @@ func TestPrintPageKeys(t *testing.T) {
 	text := printText([]byte("some words of a list page"))
 	want := printPage(page, text, links, nil, keyOf)
 	got := printPage(page, text, links, keys, keyOf)
-	if *got != *want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("with keys %+v\nwithout   %+v", *got, *want)
 	}
 	// A link not parsed (nil) is its key.
 	unparsed := append([]*url.URL{nil}, links[1:]...)
-	if got := printPage(page, text, unparsed, keys, keyOf); *got != *want {
+	if got := printPage(page, text, unparsed, keys, keyOf); !reflect.DeepEqual(got, want) {
 		t.Errorf("with the first link unparsed %+v\nwant %+v", *got, *want)
 	}
 	// A key given for a plain link is used.
@@ -405,4 +407,147 @@ func FuzzPrintText(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkPrintText)
+}
+
+// TestDupIndexWider: a list shown with more items to a page (a page size)
+// holds every link of the list without that parameter, and is a wider
+// view of it; a next page, a filter, a "load more" page named by a page
+// number and a page that adds a link or two are not.
+func TestDupIndexWider(t *testing.T) {
+	const origin = "http://a.test"
+	key := func(l *url.URL) string { return l.String() }
+	list := func(path string, items ...int) (*url.URL, *pagePrint) {
+		u, err := url.Parse(origin + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var links []*url.URL
+		for _, s := range []string{"/", "/about", "/cart", "/list?color=red", "/list?color=blue"} {
+			l, _ := url.Parse(origin + s)
+			links = append(links, l)
+		}
+		var text strings.Builder
+		for _, n := range items {
+			l, _ := url.Parse(fmt.Sprintf("%s/p/item-%d", origin, n))
+			links = append(links, l, l) // a picture and a title
+			fmt.Fprintf(&text, "Item %d costs %d. ", n, n*7)
+		}
+		return u, printPage(u, printText([]byte(text.String())), links, nil, key)
+	}
+	span := func(from, to int) []int {
+		var out []int
+		for n := from; n <= to; n++ {
+			out = append(out, n)
+		}
+		return out
+	}
+	for _, size := range []int{24, 100} {
+		d := newDupIndex()
+		classify := func(path string, items []int) urlspace.Dup {
+			u, p := list(path, items...)
+			dup, _ := d.classify(origin, u, p, 0, nil, key)
+			return dup
+		}
+		if dup := classify("/list", span(1, size)); dup.Kind != "" {
+			t.Fatalf("size %d: the list is a %s", size, dup.Kind)
+		}
+		for _, c := range []struct {
+			path  string
+			items []int
+			want  string
+		}{
+			{"/list?page=2", span(size+1, 2*size), ""},
+			{"/list?color=red", []int{3, 5, 8, 13, 21}, ""},
+			{"/list?hl=1", append(span(1, size), 1000), ""}, // a link more
+			{fmt.Sprintf("/list?show=%d", 2*size), span(1, 2*size), urlspace.DupWider},
+			{"/list?show=all", span(1, 5*size), urlspace.DupWider},
+			{"/list?more=3", span(1, 3*size), ""}, // "load more": page 3 holds pages 1 and 2
+		} {
+			if dup := classify(c.path, c.items); dup.Kind != c.want {
+				t.Errorf("size %d: %s: %q, want %q", size, c.path, dup.Kind, c.want)
+			} else if c.want != "" && dup.Of != origin+"/list" {
+				t.Errorf("size %d: %s: wider of %s, want of /list", size, c.path, dup.Of)
+			}
+		}
+	}
+}
+
+func TestLinkSketch(t *testing.T) {
+	var s linkSketch
+	for _, h := range []uint64{50, 10, 30, 10, 90, 20, 70, 60, 40, 80, 100, 110, 120, 5, 130} {
+		s.add(h)
+	}
+	want := []uint64{5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110}
+	if !slices.Equal(s.h[:s.n], want) {
+		t.Fatalf("sketch %v, want %v", s.h[:s.n], want)
+	}
+	outs := []uint64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 200}
+	if !s.heldBy(outs) {
+		t.Error("links holding the whole sketch do not hold it")
+	}
+	if s.heldBy(slices.Delete(outs, 6, 7)) {
+		t.Error("links without one of the sketch's hold it")
+	}
+	var small linkSketch
+	for _, h := range []uint64{10, 20, 30} {
+		small.add(h)
+	}
+	if small.heldBy(outs) {
+		t.Errorf("a sketch of %d links is held: too little evidence", small.n)
+	}
+}
+
+// TestDupIndexWiderPager: a list paged in its path ("/c/page/2/") shown
+// wider has fewer later pages; its pager's links are not needed.
+func TestDupIndexWiderPager(t *testing.T) {
+	const origin = "http://a.test"
+	key := func(l *url.URL) string { return l.String() }
+	list := func(path string, pages int, items int) (*url.URL, *pagePrint) {
+		u, _ := url.Parse(origin + path)
+		_, q, _ := strings.Cut(path, "?")
+		var links []*url.URL
+		for _, s := range []string{"/", "/about", "/c/red/", "/c/blue/"} {
+			l, _ := url.Parse(origin + s)
+			links = append(links, l)
+		}
+		for n := 2; n <= pages; n++ {
+			s := fmt.Sprintf("%s/c/page/%d/", origin, n)
+			if q != "" {
+				s += "?" + q
+			}
+			l, _ := url.Parse(s)
+			links = append(links, l)
+		}
+		for n := 1; n <= items; n++ {
+			l, _ := url.Parse(fmt.Sprintf("%s/p/%d-item", origin, n))
+			links = append(links, l)
+		}
+		return u, printPage(u, printText([]byte(fmt.Sprintf("a list of %d", items))), links, nil, key)
+	}
+	d := newDupIndex()
+	u, p := list("/c/", 8, 24)
+	if dup, _ := d.classify(origin, u, p, 0, nil, key); dup.Kind != "" {
+		t.Fatalf("the list is a %s", dup.Kind)
+	}
+	u, p = list("/c/?show=96", 2, 96)
+	if dup, _ := d.classify(origin, u, p, 0, nil, key); dup.Kind != urlspace.DupWider {
+		t.Errorf("the list shown 96 to a page: %q, want wider", dup.Kind)
+	}
+	for _, c := range []struct {
+		own, link string
+		want      bool
+	}{
+		{"/c/", "/c/page/2/", true},
+		{"/c/", "/c/2/", true},
+		{"/c", "/c/page/2", true},
+		{"/c/", "/c/red/", false},
+		{"/c/", "/c/shirt-12.html", false},
+		{"/c/", "/c/a/b/3/", false},
+		{"/c", "/c2", false},
+		{"/c/", "/d/page/2/", false},
+	} {
+		if got := pagerLink(c.own, c.link); got != c.want {
+			t.Errorf("pagerLink(%q, %q) = %v, want %v", c.own, c.link, got, c.want)
+		}
+	}
 }

@@ -837,7 +837,17 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		_, xNoFollow := extract.XRobotsTag(strings.Join(res.Header.Values("X-Robots-Tag"), "\n"), c.cfg.Agent)
 		if page.NoFollow || xNoFollow {
 			c.stats.update(func(s *Summary) { s.NoFollowPages++ })
-			return nil, canonical, nil, nil, text
+			// Nothing is followed, but the page is judged by its links
+			// too: a list shown wider (a page size) is often marked so.
+			for _, l := range page.Links {
+				if l.Kind != extract.KindPage || l.NoFollow {
+					continue
+				}
+				if u, err := url.Parse(l.URL); err == nil {
+					found = append(found, u)
+				}
+			}
+			return nil, canonical, found, nil, text
 		}
 		// A link this crawl has queued already (offeredLinks) is not
 		// parsed: found holds nil for it, and keys its key. It was in

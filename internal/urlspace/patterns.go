@@ -29,6 +29,10 @@ const (
 	DupView = "view"
 	// DupRedirect: a redirect to a URL the crawl knew already.
 	DupRedirect = "redirect"
+	// DupWider: every link of the page its URL gives without one of its
+	// parameters, and more (a list shown 48 or 96 to a page): a larger
+	// view of a list whose default pages list the same items.
+	DupWider = "wider"
 )
 
 // Dup says how a fetched page repeats another. The zero value is a page
@@ -270,7 +274,7 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 		if h.rewrites != nil {
 			h.noteRewrite(u, nil, "")
 		}
-	case DupView, DupCopy, DupRedirect, DupReordered:
+	case DupView, DupCopy, DupRedirect, DupReordered, DupWider:
 		if of != nil {
 			h.noteRewrite(u, of, dup.Kind)
 		}

@@ -53,8 +53,11 @@ const (
 // rewriteOf returns the rewrite that gives u from of, two URLs of one
 // host: u's path is of's with a prefix or a suffix of one or two
 // segments without digits (u's parameters all of's), or u is of with
-// parameters added.
-func rewriteOf(of, u *url.URL) (rewrite, bool) {
+// parameters added. A parameter added with a number is taken only when
+// the number is the one u's path holds, or when wider says that u was
+// seen to list all of of's links and more: a page size (?show=48), which
+// a page number never does.
+func rewriteOf(of, u *url.URL, wider bool) (rewrite, bool) {
 	if of.Host != u.Host {
 		return rewrite{}, false
 	}
@@ -69,7 +72,7 @@ func rewriteOf(of, u *url.URL) (rewrite, bool) {
 			// pair showed (a list of one page showing it for page 2);
 			// the item's own number written again ("/shoe-p77.html" +
 			// "?product_id=77") is the item's.
-			if name, v, _ := strings.Cut(part, "="); numeric(v) && !FirstValue(v) {
+			if name, v, _ := strings.Cut(part, "="); numeric(v) && !FirstValue(v) && !wider {
 				if !numberIn(up, v) {
 					return rewrite{}, false
 				}
@@ -220,9 +223,16 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 		}
 		return
 	}
-	r, ok := rewriteOf(of, u)
-	if !ok && kind != DupRedirect {
-		r, ok = rewriteOf(u, of)
+	r, ok := rewriteOf(of, u, kind == DupWider)
+	if !ok && (kind == DupCopy || kind == DupReordered) {
+		// A page size a list shown wider taught (?show=48) gives a copy
+		// of a list too short to fill more than one page.
+		if w, wok := rewriteOf(of, u, true); wok && h.rewrites[w] != nil && h.rewrites[w].kinds[DupWider] > 0 {
+			r, ok = w, true
+		}
+	}
+	if !ok && kind != DupRedirect && kind != DupWider {
+		r, ok = rewriteOf(u, of, false)
 	}
 	if !ok || r.kind != 'q' && (kind == DupCopy || kind == DupReordered) {
 		// A path rewrite is learned from views and redirects only: two

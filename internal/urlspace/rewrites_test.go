@@ -28,7 +28,7 @@ func TestRewriteOf(t *testing.T) {
 		{"http://h/a/x", "http://h/amp/a/x?ref=1", ""}, // a parameter of its own
 		{"http://h/a/x", "http://other/amp/a/x", ""},
 	} {
-		r, ok := rewriteOf(mustParse(t, c.of), mustParse(t, c.u))
+		r, ok := rewriteOf(mustParse(t, c.of), mustParse(t, c.u), false)
 		got := ""
 		if ok {
 			got = r.String()
@@ -103,6 +103,34 @@ func TestRewrites(t *testing.T) {
 	}
 	if to := p.StripVariant(mustParse(t, host+"/d/?o=az&page=2"), nil); to == nil || to.String() != host+"/d/?page=2" {
 		t.Errorf("StripVariant of a sorted list = %v, want %s/d/?page=2", to, host)
+	}
+
+	// A page size: copies of short lists under ?show=48 teach nothing
+	// alone (a page number's copy looks the same); once one list shown
+	// wider has taught it, they count as its views.
+	w := NewPatterns(PatternConfig{})
+	for _, sec := range []string{"a", "b", "c"} {
+		w.Fetched(mustParse(t, host+"/"+sec+"/?show=48"), nil, Dup{Kind: DupCopy, Of: host + "/" + sec + "/"})
+	}
+	size := mustParse(t, host+"/z/?page=3&show=48")
+	if _, spent := w.Spent(size, nil, false); spent {
+		t.Error("copies alone taught a numbered rewrite")
+	}
+	w.Fetched(mustParse(t, host+"/d/?show=48"), nil, Dup{Kind: DupWider, Of: host + "/d/"})
+	if _, spent := w.Spent(size, nil, false); spent {
+		t.Error("spent after one wider list")
+	}
+	for _, sec := range []string{"e", "f"} {
+		w.Fetched(mustParse(t, host+"/"+sec+"/?show=48"), nil, Dup{Kind: DupCopy, Of: host + "/" + sec + "/"})
+	}
+	if pat, spent := w.Spent(size, nil, false); !spent || pat != "…?show=48" {
+		t.Errorf("Spent = %q, %v after a wider list and two copies", pat, spent)
+	}
+	if to := w.StripVariant(size, nil); to == nil || to.String() != host+"/z/?page=3" {
+		t.Errorf("StripVariant of a page size = %v, want %s/z/?page=3", to, host)
+	}
+	if _, spent := w.Spent(mustParse(t, host+"/z/?show=96"), nil, false); spent {
+		t.Error("another page size, never seen, was refused")
 	}
 
 	// Pages of the rewrite with content of their own keep it open.
