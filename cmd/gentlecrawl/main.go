@@ -10,6 +10,7 @@ import (
 
 	"github.com/gentlecrawl/gentlecrawl/internal/cli"
 	"github.com/gentlecrawl/gentlecrawl/internal/gctune"
+	"github.com/gentlecrawl/gentlecrawl/internal/rawio"
 )
 
 func main() {
@@ -30,6 +31,12 @@ func main() {
 	}
 	// A crawl of one host at a time runs on one P (internal/cli, procTuner).
 	cli.TuneProcs = os.Getenv("GOMAXPROCS") == ""
+	// Socket reads and writes through package net instead of raw system
+	// calls (internal/rawio), to compare the two; set before any
+	// connection is made.
+	if os.Getenv("GENTLECRAWL_NO_RAWIO") != "" {
+		rawio.Disable()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfiles := startProfiles()
 	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
