@@ -17,7 +17,7 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 // nothing below the root imports the root, and no package imports one
 // beside it unless listed here.
 var layering = map[string][]string{
-	"cmd/gentlecrawl":   {"internal/cli", "internal/gctune"},
+	"cmd/gentlecrawl":   {"internal/cli", "internal/gctune", "internal/rawio"},
 	"cmd/simweb":        {"internal/simweb"},
 	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check"},
 	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/frontier/postgres", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},

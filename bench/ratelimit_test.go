@@ -16,11 +16,11 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 
-// TestRateLimits is issue #12's benchmark: gentlecrawl crawls sites behind
-// rate limiters with --delay 0 (host load alone sets the pace), and the
-// servers' own logs say, over the 60 s that follow a 30 s start, what share
-// of each limit was answered 200 and what share of the requests was
-// refused. The grid:
+// TestRateLimits measures host load control against real rate limiters:
+// gentlecrawl crawls sites behind them with --delay 0 (host load alone sets
+// the pace), and the servers' own logs say, over the 60 s that follow a
+// 30 s start, what share of each limit was answered 200 and what share of
+// the requests was refused. The grid:
 //
 //   - Debian's nginx limit_req (nodelay) over simweb's pages: limits 5, 13,
 //     20 and 50 requests/s, bursts 1, 2, 4, 7, 10, refused with 503 and no
@@ -30,7 +30,7 @@ import (
 //   - an nginx site without a limit, crawled whole: pages/s, against
 //     GENTLECRAWL_OLD_BIN when given (the crawler before this change).
 //
-// It takes about 12 minutes and runs only when asked:
+// It takes many minutes and runs only when asked:
 //
 //	GENTLECRAWL_LIMIT_BENCH=1 go test -run TestRateLimits -v -timeout 60m .
 //
@@ -211,7 +211,7 @@ func nginxGrid(t *testing.T, bin string, limit int) []string {
 }
 
 // shm is a directory for written sites: tmpfs when there is one, since a
-// disk-backed /tmp takes ten times as long to write 20,000 files.
+// disk-backed /tmp takes far longer to write 20,000 files.
 func shm(t *testing.T) string {
 	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 		d, err := os.MkdirTemp("/dev/shm", "gentlecrawl-bench-")

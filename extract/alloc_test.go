@@ -180,10 +180,9 @@ func TestHTMLAllocs(t *testing.T) {
 }
 
 // TestHTMLBytes holds the benchmark's page (BenchmarkHTML: 120 KiB, 600
-// links) to issue #7's budget of 120 KB allocated. Bytes are counted, not
-// time, so the test does not depend on the machine. About 23 KB of the
-// 73 KB allocated today is the tokenizer's own (its buffer, and a copy of
-// every attribute name); the rest is Page.Links and the string of its URLs.
+// links) to a budget of 120 KB allocated, most of which goes to Page.Links
+// and the string of its URLs. Bytes are counted, not time, so the test
+// does not depend on the machine.
 func TestHTMLBytes(t *testing.T) {
 	skipRace(t)
 	body := benchPage(120<<10, 600)

@@ -57,7 +57,7 @@ func (k Kind) String() string {
 // they cannot be fetched anyway). It is a string, not a *url.URL,
 // because links are the bulk of what extraction allocates: the URLs of a
 // page are cut from one string, where a url.URL per link (144 bytes
-// before its strings) would be most of the memory (issue #7).
+// before its strings) would be most of the memory.
 type Link struct {
 	URL      string // absolute, resolved against the base, fragment removed; http or https only
 	Tag      string // "a", "area", "frame", "iframe", "link", "img" or "script"
@@ -97,7 +97,8 @@ type Options struct {
 	// equals it (case-insensitively) is read like <meta name="robots">.
 	// Default: only "robots" is read.
 	Agent string
-	// MaxToken bounds the bytes the tokenizer buffers for a single token.
+	// MaxToken bounds the length of a single token (a tag, a comment, a
+	// run of text): reading stops at a longer one, with ErrTokenTooLong.
 	// Zero means DefaultMaxToken (1 MiB).
 	MaxToken int
 	// ContentType is the Content-Type header of the response, if known.
@@ -179,7 +180,7 @@ type Reading struct {
 // Read returns what HTML and Text return for a page, reading it once
 // when the page is UTF-8 (declared so, or undeclared and valid UTF-8),
 // which most pages are. A crawler that wants both the links and the text
-// of every page spends half the CPU of calling both.
+// of every page saves a second reading of each.
 func (o Options) Read(docURL *url.URL, body []byte) Reading {
 	lbody, enc, name := o.decodeUpfront(body)
 	tbody, same := o.textBodyFrom(lbody, enc)

@@ -172,9 +172,9 @@ func asciiHost(host string) (string, error) {
 // HostKey returns "scheme://host[:port]" with the scheme and host lowercased
 // and the default port dropped: the unit of politeness and scope.
 func HostKey(u *url.URL) string {
-	// A crawl asks for the key of the same few hosts over and over (two
-	// dozen times a page), so the keys made last are remembered, a few
-	// hosts at once: building one took two allocations.
+	// A crawl asks for the key of the same few hosts over and over (for
+	// every link of every page), so the keys made last are remembered, a
+	// few hosts at once: building one allocates.
 	slot := &hostKeys[maphash.String(hostKeySeed, u.Host)%uint64(len(hostKeys))]
 	if m := slot.Load(); m != nil && m.host == u.Host && m.scheme == u.Scheme {
 		return m.key

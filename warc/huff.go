@@ -9,9 +9,9 @@ import (
 // Records of headers alone (a request, or a response whose body is
 // stored) are a few hundred bytes of WARC and HTTP header text. A deflate
 // compressor at any level builds a Huffman code for each such record, which
-// cost more than the rest of writing it (issue #18). headCode is one
-// Huffman code for all of them, made once from the letters such headers
-// are written in: writing a record is then a table look-up per byte.
+// costs more than the rest of writing it. headCode is one Huffman code for
+// all of them, made once from the letters such headers are written in:
+// writing a record is then a table look-up per byte.
 //
 // The code covers the bytes of header text (printable ASCII, tab, CR and
 // LF). A record with any other byte is compressed the usual way.

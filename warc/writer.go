@@ -734,8 +734,8 @@ type encoder struct {
 
 // encoderFree keeps encoders for reuse. A sync.Pool is emptied by every
 // garbage collection, and a crawl collects often, so the compressors were
-// being built again for nearly every record (two thirds of a crawl's
-// allocations, measured). A bounded free list keeps them across collections.
+// being built again for nearly every record, and they were most of what a
+// crawl allocated. A bounded free list keeps them across collections.
 //
 // It is a stack, last in first out: the encoder given back last is the one
 // whose tables are still in the processor's caches. (A queue handed out the
@@ -803,9 +803,9 @@ func (e *encoder) writeRecord(dst *bytes.Buffer, fields []field, head, body []by
 	// Only headers to compress, the WARC header and an HTTP head (a request
 	// record, or a response whose body is stored), and they are header
 	// text: one block coded with headCode, made once for such text, with
-	// the body in stored blocks after it. A compressor built a Huffman code
-	// for each record: 0.3 s of CPU on a crawl of Debian's rust-doc (43,000
-	// records; issue #18).
+	// the body in stored blocks after it. A compressor would build a
+	// Huffman code for each record, which costs more than the rest of
+	// writing it (see headCode).
 	// A record whose body ends in stored bytes has its closing CRLFs in the
 	// last stored block; any other ends its compressed part with them.
 	final := stored == 0

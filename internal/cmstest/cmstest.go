@@ -148,8 +148,8 @@ func newSite(base string, truth map[string][]string, dir string, a *apache, star
 // test ends: in /dev/shm when that is a tmpfs, else t.TempDir(). Both
 // CMSs make many small writes, renames and directory creations (DokuWiki
 // a lock directory for each file it writes), which on a virtual
-// machine's disk cost a millisecond each: on tmpfs DokuWiki's setup takes
-// a third of the time.
+// machine's disk wait for the disk each time: on tmpfs DokuWiki's setup is
+// much faster.
 func workDir(t testing.TB) (string, error) {
 	var st syscall.Statfs_t
 	if syscall.Statfs("/dev/shm", &st) == nil && st.Type == 0x01021994 { // TMPFS_MAGIC

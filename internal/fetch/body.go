@@ -495,7 +495,7 @@ func (rc *recorder) takePooled() ([]byte, *[]byte) {
 
 // The body pool: buffers in powers of two from 4 KiB to maxPooledBody,
 // for a caller that gives the bodies back (Result.Release). Decoded pages
-// were a quarter of what a crawl allocated; given back, they cost no
+// are a large part of what a crawl allocates; given back, they cost no
 // allocation and no collection.
 const (
 	minPooledBody = 12 // 4 KiB, as a power of two

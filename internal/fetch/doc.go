@@ -3,8 +3,16 @@
 // A [Client] sends a single GET per call to [Client.Do] and returns a [Result]
 // holding everything the crawler needs afterwards: the status and headers for
 // politeness and revisit decisions, the decoded body for link extraction, the
-// raw request and response bytes for the WARC record, and timings and byte
+// request and response as the WARC record keeps them, and timings and byte
 // counts for statistics.
+//
+// Two stacks carry the exchanges. http:// URLs go through the package's own
+// HTTP/1.1 client (h1.go): the request is written and the response read on
+// the caller's goroutine, over kept-alive connections whose reads and writes
+// are raw system calls on Linux (package internal/rawio), so that a polite
+// crawl, idle between requests, does not wake the Go runtime's threads for
+// every page. https:// URLs go through net/http's Transport, for TLS and
+// HTTP/2. Both follow the same rules; the hostile-server tests run on both.
 //
 // What Do does, and why:
 //
@@ -46,7 +54,10 @@
 //
 //   - It decodes gzip, x-gzip, deflate (zlib or raw, told apart by the
 //     zlib header), br and zstd, and up to two of them chained, and keeps
-//     the raw bytes as received. Every limit a server could abuse has its
+//     the body as it came, still content-encoded but with any chunked
+//     framing removed ([Result.RawBody], the WARC record's payload), and
+//     the response head rebuilt from the parsed fields
+//     ([Result.ResponseHead]). Every limit a server could abuse has its
 //     own error, a counter in [Client.Stats] and a default: decoded size,
 //     raw size, decompression ratio ([ErrDecompressionBomb]), number of
 //     codings, header bytes, connect, TLS, first byte, total time and a

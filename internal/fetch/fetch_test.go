@@ -226,7 +226,7 @@ func TestConditionalGet(t *testing.T) {
 	}
 
 	// A value that does not parse as an HTTP-date is not sent: RFC 9110
-	// §13.1.3 has the server ignore it, and the issue says ignore it.
+	// §13.1.3 has the server ignore it, so sending it would be noise.
 	do(t, c, Request{URL: u, LastModified: "yesterday-ish"})
 	if got := s.requests()[2].Header.Get("If-Modified-Since"); got != "" {
 		t.Errorf("If-Modified-Since = %q, want none for a malformed date", got)

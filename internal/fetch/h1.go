@@ -22,12 +22,12 @@ import (
 
 // h1 carries the exchanges of http:// URLs: HTTP/1.1 over kept-alive
 // connections, the request written and the response read on the caller's
-// goroutine. net/http's Transport, which https:// URLs keep (for HTTP/2),
-// hands every request to a writing and a reading goroutine of the
-// connection and back; on a crawl of Debian's rust-doc behind nginx those
-// handoffs woke a sleeping thread about once per request, and with
-// the Transport's own bookkeeping cost about a tenth of the crawl's CPU
-// (issue #18).
+// goroutine, through package rawio (raw system calls on Linux). net/http's
+// Transport, which https:// URLs keep (for HTTP/2), hands every request to
+// a writing and a reading goroutine of the connection and back; in a polite
+// crawl those handoffs wake a sleeping thread about once per request, and
+// with the Transport's own bookkeeping they were a large share of the
+// crawl's CPU.
 //
 // It parses responses with net/http's own reader (http.ReadResponse:
 // status line, fields, Content-Length, chunking, Connection), and keeps
@@ -70,7 +70,7 @@ func newH1(dial func(ctx context.Context, network, addr string) (net.Conn, error
 	t := &h1{
 		dial:           dial,
 		maxHeader:      maxHeader,
-		maxIdlePerHost: 16, // as the Transport: its default of 2 costs about 3x in throughput
+		maxIdlePerHost: 16, // as the Transport (see New)
 		maxIdle:        1024,
 		idleTimeout:    90 * time.Second,
 		keepAlive:      true,

@@ -1,11 +1,11 @@
 package fetch
 
-// The hostile server: every way the issue lists for a server to hurt a
-// crawler, each with the reaction the fetcher must have. Servers that must
-// break HTTP itself (bad chunk sizes, lying lengths, resets, giant heads)
-// write raw bytes on a TCP connection of their own. Each test runs on
-// http:// and https:// (eachScheme): the two stacks of Client.Do must
-// react alike; where https:// cannot be the same, the test says why.
+// The hostile server: the ways a server can hurt a crawler, each with the
+// reaction the fetcher must have. Servers that must break HTTP itself (bad
+// chunk sizes, lying lengths, resets, giant heads) write raw bytes on a TCP
+// connection of their own. Each test runs on http:// and https://
+// (eachScheme): the two stacks of Client.Do must react alike; where
+// https:// cannot be the same, the test says why.
 
 import (
 	"bufio"

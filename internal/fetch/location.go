@@ -7,7 +7,7 @@ import (
 )
 
 // MaxRedirects is the number of redirect hops a crawler follows from one
-// URL (the 10; browsers allow 20, curl 50, Googlebot 10).
+// URL: 10, as Googlebot (browsers allow 20, curl 50).
 const MaxRedirects = 10
 
 // maxLocationLen bounds the Location values ResolveLocation accepts.

@@ -10,7 +10,7 @@ import (
 )
 
 // peekFD peeks at one byte of the socket fd without waiting. Where package
-// rawio makes raw calls (Linux, unless GENTLECRAWL_NO_RAWIO is set) it is
+// rawio makes raw calls (Linux, unless rawio.Disable was called) it is
 // one too: the socket is non-blocking and MSG_DONTWAIT makes sure the
 // call returns at once, and as the first system call of most requests a
 // plain one woke the runtime's monitor. Otherwise it is package syscall's.

@@ -13,7 +13,7 @@ import (
 // than as they stream in: the raw body is kept whole anyway (for the WARC
 // record), and a decoder that sees all its input and writes into one
 // output buffer does without a sliding window, the copy out of it, and a
-// read call per input byte. Decoding was a sixth of a crawl's CPU.
+// read call per input byte: decoding is one of the larger costs of a page.
 
 // wholeMax is the most raw bytes read before a body is decoded whole. A
 // longer body is decoded as it streams in, from its first byte, so that a

@@ -7,10 +7,16 @@
 // [Frontier] is the interface every backend implements; package frontiertest
 // is the conformance suite they all pass. [Store] is the embedded backend, a
 // Pebble database in the job directory. Its seen-set is exact (a 128-bit hash
-// of the canonical URL per key) behind an in-memory Bloom filter of fixed
-// size, and its host heap, queue counts and leases live in memory, rebuilt
-// when it is opened, so that a claim never scans all hosts and memory does not
-// grow with the URLs seen. Every change is one batch through one path; a
-// release is durable (fsynced) before it returns, and concurrent releases
-// share their fsyncs.
+// of the canonical URL per key) behind an in-memory Bloom filter, so that
+// most new URLs are admitted without a read. The filter starts sized for
+// [Options.ExpectedURLs] and grows by layers as URLs are seen (10 to 20 bits
+// a URL), so its memory grows with the crawl. The host heap and the queue
+// counts live in memory, rebuilt when the store is opened, so that a claim
+// never scans all hosts; leases live in memory only.
+//
+// Every change is one batch through one path. Add and Release return once
+// their batch is applied and its fsync under way, without waiting for the
+// disk: a goroutine of the store awaits the fsyncs, which the changes of a
+// moment share, and one that fails fails the store ([Frontier] says what a
+// crash may lose). A store in tmpfs makes no fsyncs at all ([Volatile]).
 package frontier

@@ -29,10 +29,9 @@ type hostState struct {
 	// floor is a key no live entry of its queue sorts before (nil: none
 	// known): the first entry the last read of the queue found. A queue
 	// is read from its head, and settled entries leave deletion markers
-	// there that every read from the queue's start would step over again:
-	// on a one-host crawl of 21,663 pages, reads from the start were a
-	// tenth of the CPU (issue #18). An entry added before the floor
-	// clears it.
+	// there that every read from the queue's start would step over again,
+	// a cost that grows with the pages a host has had fetched. An entry
+	// added before the floor clears it.
 	floor []byte
 }
 

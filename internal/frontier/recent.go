@@ -3,9 +3,8 @@ package frontier
 // recentSeen remembers the seen-set hashes that the store confirmed most
 // recently, so that a URL met again soon is known without a read of the
 // store. Pages link to the same URLs again and again (a menu, a sidebar,
-// the pages of a list): on a crawl of a real documentation site each page
-// named some fifty URLs already seen, each a Get under the store's lock,
-// a twentieth of the crawl's CPU (issue #18).
+// the pages of a list), and without it each of those would be a Get under
+// the store's lock, for every page.
 //
 // It holds two generations of at most recentGeneration hashes: when the
 // newer fills, it becomes the older and the older is dropped. The memory

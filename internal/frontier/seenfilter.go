@@ -14,10 +14,9 @@ import (
 // more bits per key (up to 20), so that their false positives, added up,
 // stay near 2% however many layers there are (each two bits more take off
 // more than half). New keys go to the last layer; a key is
-// "maybe" seen when any layer says so. A filter sized up front for ten
-// million URLs was 16 MiB, a third of a one-host crawl's live heap (issue
-// #18); the first layer is now sized for ExpectedURLs, by default a quarter
-// of a million (320 KiB).
+// "maybe" seen when any layer says so. A filter sized up front for the
+// largest crawl would weigh on every small one; the first layer is sized
+// for ExpectedURLs instead, by default a quarter of a million (320 KiB).
 //
 // Each layer is a blocked filter: all the probes of a key fall in one 64-byte
 // block, one cache miss per lookup instead of one per probe, for a slightly
@@ -56,8 +55,8 @@ func (f *seenFilter) grow(keys, bitsPerKey int) {
 // split derives a block and the probes within it from a 16-byte seen-set
 // hash. FNV-1a's bits are not uniform for short keys that differ only at
 // the end, so both halves are mixed first (splitmix64's finaliser): without
-// it, the keys "u0" to "u299999" filled a growing filter's layers to an
-// eighth of the bits they should have set and made 4.5% false positives.
+// it, keys like "u0" to "u299999" set far fewer bits than they should, and
+// the false positives went well past the design's.
 func (b *bloomLayer) split(h []byte) (block []uint64, probes uint64) {
 	x := binary.LittleEndian.Uint64(h[:8])
 	y := binary.LittleEndian.Uint64(h[8:16])
@@ -67,8 +66,8 @@ func (b *bloomLayer) split(h []byte) (block []uint64, probes uint64) {
 }
 
 // mix64 is the splitmix64 finaliser: every input bit changes about half of
-// the output bits. (simhash.Mix is the same; the frontier imports nothing
-// of the project, see the design notes' import rules.)
+// the output bits. (simhash.Mix is the same, but simhash is not among the
+// packages the frontier may import: docs/architecture.md, "Packages".)
 func mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9

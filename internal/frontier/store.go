@@ -29,11 +29,14 @@ var ErrIncompatible = errors.New("frontier: job directory was written by an inco
 // Options say nothing: 320 KiB of memory. It grows as URLs are seen.
 const DefaultExpectedURLs = 256 << 10
 
-// walSyncInterval is the least time between two fsyncs of the store's log.
-// Nothing on a crawl's path waits for a release's fsync, so the interval
-// bounds only what power loss can take (the WARC file, for its part, is
-// synced when it is closed); only a store of a meta value waits for it. At 2 ms the whole rust-doc crawl made 4,660 fsyncs; at 10 ms the
-// crawl took 0.86-0.94x the CPU (issue #18).
+// walSyncInterval is the least time between two fsyncs of the store's log:
+// the commits of one interval share an fsync, so a longer interval makes
+// fewer of them. Nothing on a crawl's path waits for a release's fsync (only
+// SetMeta waits for its own), so the interval bounds only what a power loss
+// can take: the last moments' changes. The crawler syncs the WARC records
+// of a turn before it releases the turn (warc.Writer.SyncWritten, outside
+// tmpfs), so a change the store keeps never names a page whose record was
+// lost. What shorter intervals cost is in docs/benchmarks-history.md.
 const walSyncInterval = 10 * time.Millisecond
 
 // Options configure the embedded store.
@@ -105,9 +108,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		// Commits ask for an fsync so that their log records are
 		// written out at once (see Release); the writes go out at once
 		// still, but fsyncs are at least this far apart, shared by the
-		// commits of the interval: a tenth as many on a fast crawl,
-		// where fdatasync was 4 % of the CPU (issue #18). Power loss may
-		// lose the interval's changes; kill -9 does not.
+		// commits of the interval, so that a fast crawl does not pay an
+		// fdatasync per release. Power loss may lose the interval's
+		// changes; kill -9 does not.
 		WALMinSyncInterval: func() time.Duration { return walSyncInterval },
 	}
 	// A seen-check that the in-memory filter cannot answer is a Get of a
@@ -367,7 +370,7 @@ func (s *Store) Add(ctx context.Context, b Batch) (_ Added, err error) {
 			return Added{}, err
 		}
 	}
-	return t.commitAndUnlock(false)
+	return t.commitAndUnlock()
 }
 
 // Claim leases a due host.
@@ -613,7 +616,7 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 	if err := t.admitPrepared(); err != nil {
 		return Added{}, err
 	}
-	return t.commitAndUnlock(false)
+	return t.commitAndUnlock()
 }
 
 // later returns the later of two times.
@@ -716,9 +719,9 @@ func (s *Store) PutRobots(ctx context.Context, origin string, r *RobotsRecord) (
 	// Synced, as a release is: written out at once, so that kill -9 does
 	// not lose it (a lost record would mean asking for robots.txt again at
 	// once, and forgetting the host's Crawl-delay), and not waited for: a
-	// host's first turn waiting up to walSyncInterval for it held every
-	// other host at its address back, and slowed BenchmarkCrawlSimweb
-	// (200 hosts at one address) from 711-717 to 544-601 pages/s.
+	// host's first turn waiting up to walSyncInterval for it would hold
+	// every other host at its address back (BenchmarkCrawlSimweb, many
+	// hosts at one address, shows it).
 	batch := s.db.NewBatch()
 	if err := batch.Set(robotsKey(origin), b, nil); err != nil {
 		batch.Close()

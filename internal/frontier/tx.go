@@ -17,8 +17,10 @@ import (
 // batch. Without the lock, the batch goes through Pebble's commit pipeline
 // (writing the log, inserting into the memtable), so that concurrent
 // changes do that work in parallel. Under the lock again, the in-memory
-// queue counts, due times, leases and heap follow the applied batch; then
-// the batch's fsync is awaited, shared with the batches committed meanwhile.
+// queue counts, due times, leases and heap follow the applied batch, and
+// the batch goes to the store's waiter goroutine, which awaits its fsync
+// (shared with the batches committed meanwhile): the caller does not wait
+// for the disk.
 //
 // Host records are written with absolute values, so when a budget makes an
 // admission write them too, the whole change stays under the lock and
@@ -325,9 +327,9 @@ func (t *tx) settle(d *hostDelta, r *Result) error {
 	return t.put(d, item.Host, r.Revisit, &e)
 }
 
-// commitAndUnlock writes the batch (see tx) and returns what it queued: once
-// it is synced, or with wait false once the sync has been asked for.
-func (t *tx) commitAndUnlock(wait bool) (Added, error) {
+// commitAndUnlock writes the batch (see tx) and returns what it queued, once
+// the batch is applied and its sync has been asked for.
+func (t *tx) commitAndUnlock() (Added, error) {
 	s := t.s
 	serial := false
 	for name, d := range t.hosts {
@@ -362,8 +364,8 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 		s.mu.Unlock()
 	}
 	// In key order: the memtable's skiplist then finds each key's place
-	// starting from the last one's, instead of from the top (a third of
-	// admission's time, measured, when the keys came in hash order).
+	// starting from the last one's, instead of from the top, which for
+	// keys in hash order was much of admission's time.
 	slices.SortStableFunc(t.ops, func(a, b op) int {
 		return bytes.Compare(t.arena[a.k0:a.k1], t.arena[b.k0:b.k1])
 	})
@@ -380,7 +382,7 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 	}
 	// With an fsync asked for: a URL settled must stay settled when the
 	// process is killed (Pebble keeps unsynced log writes in memory until
-	// a block fills), whether or not the caller waits for it.
+	// a block fills), though nobody waits for the fsync here.
 	if err := s.db.ApplyNoSyncWait(t.b, pebble.Sync); err != nil {
 		return Added{}, s.fail(err)
 	}
@@ -388,27 +390,15 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 		s.mu.Lock()
 		t.locked = true
 	}
-	// The batch is applied and visible: the in-memory state follows.
+	// The batch is applied and visible: the in-memory state follows. The
+	// fsync is under way: the store's waiter awaits it, and a failure
+	// fails the store (what is in memory would be ahead of what is on
+	// disk, so nothing more may be written until the job is opened again).
 	perr := t.follow()
-	if !wait && perr == nil {
-		// The fsync is under way: the store's waiter awaits it, and a
-		// failure fails the store (see Store.Release).
-		s.awaitSync(t.b)
-		t.b = nil
-		t.locked = false
-		s.mu.Unlock()
-		return t.result(), nil
-	}
+	s.awaitSync(t.b)
+	t.b = nil
 	t.locked = false
 	s.mu.Unlock()
-	err := t.b.SyncWait()
-	t.b.Close()
-	t.b = nil
-	if err != nil {
-		// What is in memory is ahead of what is on disk: nothing more may
-		// be written until the job is opened again.
-		return Added{}, s.fail(err)
-	}
 	if perr != nil {
 		return Added{}, perr
 	}
@@ -418,7 +408,7 @@ func (t *tx) commitAndUnlock(wait bool) (Added, error) {
 // follow brings the in-memory state — seen URLs in flight, queue counts,
 // due times, leases, the heap and the copies of queue heads — in line with
 // the applied change, under s.mu. It returns a read that failed on the way,
-// which the caller reports after the sync.
+// which the caller reports once the batch is handed to the waiter.
 func (t *tx) follow() (perr error) {
 	s := t.s
 	delete(s.mu.inflight, t)

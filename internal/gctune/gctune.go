@@ -46,9 +46,9 @@ type Config struct {
 }
 
 // markPerFault is what marking a byte of live heap costs against what the
-// first touch of a fresh byte costs (its share of a page fault): about
-// 0.5 ns against 2.7 ns (11 µs a 4 KiB page) on the two-core VMs the
-// crawler was measured on (issue #18).
+// first touch of a fresh byte costs (its share of a page fault). Page
+// faults are dear in a virtual machine, so the ratio is small; the value
+// was measured on the machines of docs/benchmarks-history.md.
 const markPerFault = 0.2
 
 // Tuner keeps the memory limit in step with the live heap. Stop ends it
@@ -127,8 +127,8 @@ func (t *Tuner) afterGC() {
 // stays in memory already touched, and a long one seldom: the percent
 // rises from LowPercent to Percent as the allocations pile up. Until the
 // first collection it is Percent: the runtime's least heap goal is 4 MiB
-// times GOGC/100, and at 50 a crawl collected three times while starting
-// up, in a heap that goes past 4 MiB anyway.
+// times GOGC/100, and at a low GOGC a crawl would collect again and again
+// while starting up, in a heap that goes past 4 MiB anyway.
 func (t *Tuner) percentFor(live, allocs uint64) int {
 	lo, hi := t.cfg.LowPercent, t.cfg.Percent
 	if lo <= 0 || lo >= hi || live == 0 {

@@ -16,8 +16,8 @@ import (
 // These tests run the host-load control against rate limiters in simulated
 // time: nginx's limit_req (simweb.Limiter), with and without Retry-After,
 // a server whose latency rises with the rate it is sent (a knee), and a
-// server without any limit. The goal of issue #12: after a 30 s start, at
-// least 85% of the limit answered 200 and at most 1% of requests refused.
+// server without any limit. The goal: after a 30 s start, at least 85% of
+// the limit answered 200 and at most 1% of requests refused.
 
 // window counts what a host's log holds from 30 s after its first request.
 type window struct {

@@ -1,8 +1,8 @@
 // Package nginxtest runs a real nginx for tests and benchmarks, so that
 // the crawler's rate control can be measured against nginx's own
-// limit_req (issue #12), not only against the synthetic web of
-// internal/simweb. It is for tests and benchmarks only: the product must
-// not import it (deps_test.go).
+// limit_req, not only against the synthetic web of internal/simweb. It is
+// for tests and benchmarks only: the product must not import it
+// (deps_test.go).
 //
 // Start writes a configuration for one or more Sites — each a server
 // block on a loopback address, serving a directory, with an optional

@@ -43,8 +43,8 @@ const RobotsTxt = "User-agent: *\nAllow: /\n"
 //
 // Every page is reachable from "/" (each links to the next, and to 5 to
 // 25 others at random, so a few hops reach most of them). Pages are 5 to
-// 60 KB: 20,000 of them are about 680 MB, written in about 1.5 seconds
-// on tmpfs (TMPDIR=/dev/shm) but several on a disk (BenchmarkWriteSite).
+// 60 KB: 20,000 of them are about 680 MB, written much faster on tmpfs
+// (TMPDIR=/dev/shm) than on a disk (BenchmarkWriteSite).
 //
 // Files are saved at their URL paths: "/blog/x/" as blog/x/index.html,
 // and a page with a query as a file whose name includes it

@@ -87,7 +87,7 @@ type Config struct {
 	// every commit waits for its WAL flush. By default a test server runs
 	// with fsync=off, synchronous_commit=off and full_page_writes=off:
 	// nothing it holds must survive a crash of the machine, and tests run
-	// several times faster. Benchmarks that report what a real server
+	// much faster. Benchmarks that report what a real server
 	// does set it.
 	Durable bool
 }

@@ -5,9 +5,12 @@
 // is idle, and a goroutine that enters a system call wakes it. Woken so,
 // it polls every 20 µs for the next millisecond, each poll a sleep and a
 // wake-up of its thread. A polite crawl of one host is idle between most
-// requests, so every request woke it and paid for the polling. The
-// request written and the response read are made here instead, as the
-// runtime's own raw calls are.
+// requests, so every request woke it and paid for the polling. Package
+// fetch's HTTP/1.1 client, which carries the http:// exchanges, wraps its
+// connections here ([NewConn]), so that their requests are written and
+// their responses read as the runtime's own raw calls are. https://
+// exchanges go through net/http's Transport and crypto/tls, whose
+// connections are not wrapped: their system calls are the net package's.
 //
 // A raw call keeps its P for as long as it lasts, so it is only made
 // where it returns at once: on sockets in non-blocking mode, which the
@@ -19,8 +22,9 @@
 // stop-the-world would wait for it, and with one P the whole process
 // would stop. They go through package os.
 //
-// GENTLECRAWL_NO_RAWIO=1 switches the raw calls off (everything goes
-// through package net), and on other systems they are never made.
+// [Disable] switches the raw calls off (everything goes through package
+// net; the command does so when GENTLECRAWL_NO_RAWIO is set), and on other
+// systems they are never made. The package reads no environment itself.
 //
 // Built with the race detector, the same calls go through package syscall
 // (sys_race.go), whose annotations tell the detector that bytes written to
@@ -32,12 +36,19 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 )
 
 // Raw reports whether raw calls are made at all (Linux, and not switched
-// off with GENTLECRAWL_NO_RAWIO).
-func Raw() bool { return raw }
+// off with Disable).
+func Raw() bool { return rawSupported && !disabled.Load() }
+
+// Disable switches the raw calls off for the rest of the process: new
+// connections are left to package net, and Raw reports false. Call it
+// before any connection is made, as a program's main does; a connection
+// wrapped before it keeps its raw calls.
+func Disable() { disabled.Store(true) }
 
 // Conn is a TCP connection whose Read and Write are raw system calls on
 // its non-blocking socket, waiting in the runtime's poller as net.Conn's
@@ -50,7 +61,7 @@ type Conn struct {
 // NewConn returns c read and written by raw system calls when it is a
 // TCP connection (else c itself).
 func NewConn(c net.Conn) net.Conn {
-	if !raw {
+	if !Raw() {
 		return c
 	}
 	tc, ok := c.(*net.TCPConn)
@@ -131,6 +142,7 @@ func (c *Conn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
 
-// raw is false where raw calls are not made (other systems, or switched
-// off for a comparison): then everything goes through os and net.
-var raw = rawSupported && os.Getenv("GENTLECRAWL_NO_RAWIO") == ""
+// disabled is set by Disable: raw calls are switched off (for a
+// comparison, or a system where they misbehave), and everything goes
+// through package net.
+var disabled atomic.Bool

@@ -196,3 +196,24 @@ func TestNewConnOfOtherConns(t *testing.T) {
 		t.Fatalf("NewConn of a pipe = %T, want the pipe itself", got)
 	}
 }
+
+// TestDisable: once raw calls are switched off, Raw says so and a new
+// connection is the net package's own, and it still carries bytes.
+func TestDisable(t *testing.T) {
+	t.Cleanup(func() { disabled.Store(false) })
+	Disable()
+	if Raw() {
+		t.Fatal("Raw() after Disable")
+	}
+	c, s := pair(t)
+	if _, ok := c.(*Conn); ok {
+		t.Fatal("NewConn after Disable wrapped the connection")
+	}
+	if _, err := c.Write([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 2)
+	if _, err := io.ReadFull(s, b); err != nil || string(b) != "hi" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+}

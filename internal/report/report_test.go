@@ -253,8 +253,8 @@ func TestWriteBigJob(t *testing.T) {
 	writeBigJob(t, dir, 1_000_000)
 }
 
-// BenchmarkRead reads a job of 10⁶ requests over 2,000 hosts: the issue's
-// goal is under 10 s and 200 MB.
+// BenchmarkRead reads a job of 10⁶ requests over 2,000 hosts: the goal is
+// under 10 s and 200 MB.
 func BenchmarkRead(b *testing.B) {
 	dir := b.TempDir()
 	const n = 1_000_000

@@ -156,9 +156,9 @@ var wordByte = func() (t [256]byte) {
 
 // shingle combines word hashes, in order, into one well-mixed hash: each
 // word's hash rotated by 21 bits per word after it, the rotations XORed,
-// and the result mixed once. (A Mix after each word cost three times as
-// much, for no better spread: the word hashes differ in their high bits,
-// which the rotations bring to every position.)
+// and the result mixed once. (A Mix after each word would cost more for no
+// better spread: the word hashes differ in their high bits, which the
+// rotations bring to every position.)
 func shingle(words []uint64) uint64 {
 	var h uint64
 	for _, w := range words {

@@ -21,8 +21,8 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	// End is stamped before the last bytes are flushed: the client cannot
 	// have the whole answer earlier, so a gap measured from End is never
 	// shorter than the one the client kept. Stamped after the flush, a
-	// handler descheduled on a loaded machine stamped it late (19 ms under
-	// -race), and a polite client looked impolite.
+	// handler descheduled on a loaded machine stamped it late (by
+	// milliseconds under -race), and a polite client looked impolite.
 	e.End = w.cfg.Now()
 	cw.flush()
 	e.Status = cw.status

@@ -156,7 +156,7 @@ func (c *countingWriter) WriteHeader(code int) {
 // have the whole answer before End: net/http's buffers pass a large write
 // straight to the connection, and a handler descheduled between its last
 // write and the stamp made a polite client look impolite (two requests to
-// an address overlapping by 30-60 µs in TestPerAddressLimit).
+// an address seemed to overlap, by microseconds, in TestPerAddressLimit).
 func (c *countingWriter) Write(b []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK

@@ -428,7 +428,7 @@ func TestSitemaps(t *testing.T) {
 	}
 }
 
-// TestFiveHundredPages is the ground truth of the URL-space acceptance: a
+// TestFiveHundredPages is the ground truth the URL-space tests rely on: a
 // host of exactly 500 real pages behind session ids, facets and a
 // calendar, all of which a crawler that recognizes them reaches from "/"
 // with one request per page.

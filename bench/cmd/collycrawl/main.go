@@ -1,6 +1,7 @@
 // Command collycrawl crawls one URL prefix with Colly v2 (async, parallelism
 // 8), saving nothing, and prints how many pages it fetched. It is the third
-// column of bench/sidebyside.sh, the side-by-side issue #18 asks for.
+// column of bench/sidebyside.sh, which sets gentlecrawl's CPU and memory per
+// page beside GNU Wget2's and Colly's.
 package main
 
 import (

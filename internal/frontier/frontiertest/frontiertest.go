@@ -1,6 +1,6 @@
 // Package frontiertest is the conformance suite every frontier.Frontier
-// implementation passes: the embedded store's tests run it, and so will any
-// other backend's.
+// implementation passes: the tests of the embedded store and of the
+// PostgreSQL frontier run it, and so must those of any other backend.
 package frontiertest
 
 import (

@@ -118,8 +118,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if _, set := params["plan_cache_mode"]; !set {
 		// Every statement is written so that one plan serves all its
 		// arguments (index lookups, LIMITs that keep joins nested); left
-		// to choose, PostgreSQL planned some of them again at every
-		// execution: a sixth of the server's time per lease, measured.
+		// to choose, PostgreSQL plans some of them again at every
+		// execution, a cost paid on every lease for nothing.
 		params["plan_cache_mode"] = "force_generic_plan"
 	}
 	s := &Store{
@@ -283,10 +283,10 @@ WHERE bucket = $1 AND host = $2 AND lease_epoch = $3 AND lease_owner = $4`, floa
 // behind an entry for the version it replaced. Claims take the hosts due
 // longest, so those entries pile up at the very front of the index, where
 // every claim's scan starts: between two vacuums, each claim steps over
-// all the entries the claims since the last one left (2,000 claims a
-// second, and autovacuum's one-minute nap, make 120,000). So a store
-// vacuums the table itself, every vacuumEvery claims, skipping it when
-// another process is at it: the workers together vacuum about every
+// all the entries the claims since the last one left, and autovacuum,
+// which naps a minute between runs, lets a busy crawl leave a great many.
+// So a store vacuums the table itself, every vacuumEvery claims, skipping
+// it when another process is at it: the workers together vacuum about every
 // vacuumEvery claims of the crawl, whatever their number. The table has a
 // row per host, not per URL, so a vacuum is quick.
 const vacuumEvery = 5000

@@ -7,15 +7,20 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// Pebble preallocates each write-ahead log at 110 % of the memtable size,
-// which on a disk keeps the log's extents in place and its fsyncs free of
-// metadata. In tmpfs there is no disk: preallocating allocates and zeroes
-// memory for each log, to no end. A store whose
-// own directory is in tmpfs skips it, and its fsyncs too: tmpfs's fsync
-// does nothing, but as a blocking system call it woke the runtime's
-// monitor thread every 10 ms. Every write goes through the operating
-// system's files as Pebble makes them: a write to a file can block, and
-// only the runtime can hand the P to others meanwhile.
+// A job directory in tmpfs (/dev/shm, or a tmpfs /tmp) is memory, which a
+// power loss empties whole, so the precautions a disk needs buy nothing
+// there:
+//
+//   - Pebble preallocates each write-ahead log at 110 % of the memtable
+//     size, which on a disk keeps the log's extents in place and its
+//     fsyncs free of metadata. In tmpfs, preallocating allocates and
+//     zeroes memory for each log, to no end: the store skips it.
+//   - tmpfs's fsync does nothing, but as a blocking system call it still
+//     wakes the runtime's monitor thread: the store skips its fsyncs, and
+//     the crawler skips the WARC file's ([Volatile]).
+//
+// Nothing else changes: the store's files are written through the
+// operating system as Pebble writes them.
 
 // storeFS returns the file system the store in dir runs on: fs, or when fs
 // is nil the operating system's, without preallocation or fsyncs when the
@@ -34,7 +39,8 @@ func storeFS(dir string, fs vfs.FS) vfs.FS {
 
 // Volatile reports whether dir, judged as storeFS judges the store's, is in
 // tmpfs: memory, which a power loss empties whole, so that fsyncs there
-// buy nothing.
+// buy nothing. The crawler asks it of the WARC directory, to skip the
+// WARC file's fsyncs there too.
 func Volatile(dir string) bool { return onTmpfs(nearestExisting(dir)) }
 
 // nearestExisting returns path, or its nearest ancestor that exists.
