@@ -22,11 +22,12 @@
 //   - [Patterns] gives each URL pattern of a host ([Template], or for an
 //     endless path the tail its URLs repeat) a budget in proportion to the
 //     new content its pages yield. Pages that repeat others ([Dup]: copies,
-//     reordered lists, chains of near-identical pages, endless paths,
-//     views, redirects) spend it, and a spent pattern's other URLs are not
-//     fetched. It also learns a host's rewrites — the path prefix or suffix,
-//     or the parameters, that turn a page's URL into its print or AMP view —
-//     and names the page a variant stands for ([Patterns.StripVariant]);
+//     reordered lists, lists shown wider, chains of near-identical pages,
+//     endless paths, views, redirects) spend it, and a spent pattern's other
+//     URLs are not fetched. It also learns a host's rewrites — the path
+//     prefix or suffix, or the parameters, that turn a page's URL into its
+//     print or AMP view, a sort order or a larger page size — and names the
+//     page a variant stands for ([Patterns.StripVariant]);
 //   - [Families] judges families of URLs (patterns with tag and slug
 //     positions masked too) by what their pages yield, new URLs elsewhere on
 //     the host or new text: a list's next pages are fetched, its filters,
