@@ -55,7 +55,7 @@ func BenchmarkCrawlSimweb(b *testing.B) {
 			Seeds:                seeds,
 			Delay:                time.Millisecond,
 			Workers:              64,
-			ConnectTo:            []string{srv.CatchAll()},
+			ConnectTo:            connectTo(srv.CatchAll()),
 			AllowPrivateNetworks: true,
 			RobotsRetry:          time.Hour, // the 500 host is deferred, not retried
 		})
@@ -138,7 +138,7 @@ func BenchmarkCrawlEngine(b *testing.B) {
 					Seeds:                seeds,
 					Delay:                time.Millisecond,
 					Workers:              workers,
-					ConnectTo:            srv.connectTo,
+					ConnectTo:            connectTo(srv.connectTo...),
 					AllowPrivateNetworks: true,
 					RobotsRetry:          time.Hour, // the 500 host is deferred, not retried
 				})

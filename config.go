@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -76,10 +75,12 @@ type Config struct {
 	// ends after the headers.
 	AllTypes bool
 
-	// Include and Exclude narrow the scope with regular expressions (Go
-	// syntax) matched against the whole URL: when Include is given a URL
-	// must match one of them, and it must match none of Exclude.
-	Include, Exclude []string
+	// Include and Exclude narrow the scope with regular expressions
+	// matched against the whole URL: when Include is given a URL must
+	// match one of them, and it must match none of Exclude. The job keeps
+	// them: a run that gives neither goes on with those of the last run
+	// that gave some.
+	Include, Exclude []*regexp.Regexp
 
 	// Recrawl makes every URL the job has visited due again, fetched with
 	// conditional GET from its history.
@@ -91,21 +92,10 @@ type Config struct {
 	// the host's refresh budget), and new URLs keep being discovered. It
 	// ends when its context is done or after For.
 	Continuous bool
-	// For ends a crawl after this long (exit 0); 0: no limit.
+	// For ends a crawl after this long (Summary.Stopped "time limit");
+	// 0: no limit.
 	For time.Duration
 
-	// Frontier, when set, is the DSN of a PostgreSQL database
-	// (postgres://USER@HOST:PORT/DB?…) that holds the crawl's frontier
-	// instead of the job directory: every process run with the same
-	// Frontier (each with its own JobDir, for its WARC files and request
-	// log) is one more worker of one crawl, and one request at a time per
-	// host, the gaps, Crawl-delay, Retry-After and robots.txt hold across
-	// them all (docs/postgres-frontier.md).
-	Frontier string
-	// LeaseTTL is how long the hosts a process of a shared crawl was
-	// fetching stay its own after it dies: then another takes them over.
-	// Default 30s.
-	LeaseTTL time.Duration
 	// RevisitMin and RevisitMax bound the interval between two visits of
 	// a page in a continuous crawl. Defaults 1h and 30 days.
 	RevisitMin, RevisitMax time.Duration
@@ -118,6 +108,16 @@ type Config struct {
 	// lie (a 304 for a changed page). Default 8; negative: never.
 	RecheckEvery int
 
+	// Frontier, when set, holds the crawl's frontier (its URLs, their
+	// histories, robots.txt records) instead of the job directory: every
+	// crawler, in this process or another, run on the same database is
+	// one more worker of one crawl (each with its own JobDir, for its
+	// WARC files and request log), and one request at a time per host,
+	// the gaps, Crawl-delay, Retry-After and robots.txt hold across them
+	// all. Open it with OpenSharedFrontier; the crawler does not close it.
+	// Default nil: the embedded store in JobDir.
+	Frontier *SharedFrontier
+
 	// Workers is the number of hosts fetched at the same time. Default 32.
 	Workers int
 	// Timeout bounds one HTTP exchange, body included. Default 30s.
@@ -125,33 +125,34 @@ type Config struct {
 	// MaxBodySize caps a decoded body. Default 15 MiB.
 	MaxBodySize int64
 
-	// Resolve and ConnectTo route host names as curl's --resolve
-	// (HOST:PORT:ADDR) and --connect-to (HOST1:PORT1:HOST2:PORT2) do.
-	Resolve   []string
-	ConnectTo []string
+	// Resolve pins host names to addresses, and ConnectTo sends the
+	// connections for a host to another; the URLs, the Host headers and
+	// the TLS server names stay those of the crawl.
+	Resolve   []Resolve
+	ConnectTo []ConnectTo
 	// AllowPrivateNetworks permits loopback and private addresses, refused
 	// by default so that a public page cannot steer the crawler inside a
 	// network.
 	AllowPrivateNetworks bool
 
-	// Proxy, when set, is an http:// proxy ("http://host:3128", or
-	// "http://user:password@host:3128") that carries every request but
-	// those for NoProxy's hosts, loopback included, as curl's --proxy
-	// does: http:// URLs as requests in absolute form, https:// URLs
-	// through CONNECT. Robots, politeness and host load still apply to
-	// the target hosts, and targets are still checked against private
-	// networks where they resolve here; the proxy's own address is
-	// allowed.
-	Proxy string
-	// ProxyFromEnvironment, when Proxy is empty, takes the proxies from
-	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as Go reads them (loopback
-	// and localhost never proxied). The command line sets it unless
-	// --proxy is given.
+	// Proxy, when set, is an http:// proxy (&url.URL{Scheme: "http",
+	// Host: "proxy:3128"}, with User for its credentials) that carries
+	// every request but those for NoProxy's hosts, loopback included:
+	// http:// URLs as requests in absolute form, https:// URLs through
+	// CONNECT. Robots, politeness and host load still apply to the target
+	// hosts, and targets are still checked against private networks where
+	// they resolve here; the proxy's own address is allowed. Other
+	// schemes (https://, socks5://) are refused.
+	Proxy *url.URL
+	// ProxyFromEnvironment, when Proxy is nil, takes the proxies from
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as net/http reads them
+	// (loopback and localhost never proxied).
 	ProxyFromEnvironment bool
-	// NoProxy lists hosts reached without the proxy, as NO_PROXY does
-	// (names with their subdomains, ".name" for subdomains only,
-	// addresses, CIDR prefixes, ":port" suffixes, "*"); with
-	// ProxyFromEnvironment it replaces NO_PROXY.
+	// NoProxy lists hosts reached without the proxy, in the syntax of the
+	// NO_PROXY variable (as golang.org/x/net/http/httpproxy.Config takes
+	// it): comma-separated names with their subdomains, ".name" for
+	// subdomains only, addresses, CIDR prefixes, any with a ":port", "*"
+	// for all. With ProxyFromEnvironment it replaces NO_PROXY.
 	NoProxy string
 
 	// RobotsTTL is how long a robots.txt answer is trusted. Default 24h.
@@ -166,7 +167,10 @@ type Config struct {
 	HostRules []HostRule
 
 	// MaxPerAddr is how many requests may be in flight at once to one IP
-	// address over all its hosts (shared hosting). Default 2.
+	// address over all its hosts (shared hosting). Default 2. In a shared
+	// crawl the budget is the whole crawl's, set when the frontier is
+	// opened (SharedFrontierOptions.MaxPerAddr): leave this 0, or give
+	// the same.
 	MaxPerAddr int
 
 	// MaxAttempts is how many times a URL is tried when the server answers
@@ -189,28 +193,26 @@ type Config struct {
 	// crawl: Run returns it, and the URL stays queued for the next run.
 	OnPage func(ctx context.Context, p *Page) error
 
-	// MetricsAddr, when set (HOST:PORT; port 0 picks one), serves
-	// /metrics in the Prometheus text format while the crawl runs: the
-	// requests by kind, purpose, code and file type, response-time and
-	// size histograms, bytes received and saved, queue sizes and hosts
-	// waiting by reason. The address served is logged ("metrics served").
-	MetricsAddr string
-	// MetricsHosts is how many hosts get their own "host" label (the
-	// first seen); the others are counted as "other". Default 0: no
-	// per-host series.
+	// MetricsHosts is how many hosts get their own "host" label in the
+	// metrics (Crawler.MetricsHandler), the first seen; the others are
+	// counted as "other". At most 1000. Default 0: no per-host series.
 	MetricsHosts int
 }
 
 // Page is a fetched page, as Config.OnPage receives it.
 type Page struct {
-	URL     string      // the URL fetched
-	Status  int         // the HTTP status
-	Header  http.Header // the response's header
-	Body    []byte      // the body, decoded (Content-Encoding undone); nil when it could not be
-	Links   []string    // the in-scope URLs it leads to (links of an HTML page, a redirect's target), absolute
-	Purpose string      // "discovery" (never fetched before) or "refresh"
-	Start   time.Time   // when the request was sent
-	End     time.Time   // when the answer was read
+	URL    string      // the URL fetched
+	Status int         // the HTTP status
+	Header http.Header // the response's header
+	Body   []byte      // the body, decoded (Content-Encoding undone); nil when it could not be
+	// Links are the in-scope URLs it leads to (the links of an HTML
+	// page, a redirect's target), absolute, that the crawl had not
+	// queued already from another page; a page found to repeat another,
+	// or marked nofollow, has none.
+	Links   []string
+	Purpose string    // "discovery" (never fetched before) or "refresh"
+	Start   time.Time // when the request was sent
+	End     time.Time // when the answer was read
 	TTFB    time.Duration
 }
 
@@ -230,37 +232,9 @@ type CrawlDelayPolicy struct {
 	Cap  time.Duration // for CrawlDelayCap
 }
 
-// ParseCrawlDelayPolicy reads "honor", "ignore" or "cap=DUR".
-func ParseCrawlDelayPolicy(s string) (CrawlDelayPolicy, error) {
-	switch {
-	case s == "honor" || s == "honour" || s == "":
-		return CrawlDelayPolicy{Mode: CrawlDelayHonor}, nil
-	case s == "ignore":
-		return CrawlDelayPolicy{Mode: CrawlDelayIgnore}, nil
-	case strings.HasPrefix(s, "cap="):
-		d, err := time.ParseDuration(strings.TrimPrefix(s, "cap="))
-		if err != nil || d < 0 {
-			return CrawlDelayPolicy{}, fmt.Errorf("--crawl-delay %q: want honor, ignore or cap=DURATION (like cap=10s)", s)
-		}
-		return CrawlDelayPolicy{Mode: CrawlDelayCap, Cap: d}, nil
-	}
-	return CrawlDelayPolicy{}, fmt.Errorf("--crawl-delay %q: want honor, ignore or cap=DURATION (like cap=10s)", s)
-}
-
-// String returns the form ParseCrawlDelayPolicy reads.
-func (p CrawlDelayPolicy) String() string {
-	switch p.Mode {
-	case CrawlDelayIgnore:
-		return "ignore"
-	case CrawlDelayCap:
-		return "cap=" + p.Cap.String()
-	}
-	return "honor"
-}
-
-// Apply returns the gap to keep for a host given its Crawl-delay (ok false
+// apply returns the gap to keep for a host given its Crawl-delay (ok false
 // when robots.txt sets none) and the configured minimum.
-func (p CrawlDelayPolicy) Apply(min, crawlDelay time.Duration, ok bool) time.Duration {
+func (p CrawlDelayPolicy) apply(min, crawlDelay time.Duration, ok bool) time.Duration {
 	if !ok || p.Mode == CrawlDelayIgnore {
 		return min
 	}
@@ -280,31 +254,11 @@ const (
 	ScopePrefix Scope = "prefix" // URLs that start with a seed URL
 )
 
-// ParseScope reads a --scope value.
-func ParseScope(s string) (Scope, error) {
-	switch Scope(s) {
-	case "", ScopeHost:
-		return ScopeHost, nil
-	case ScopeDomain, ScopePrefix:
-		return Scope(s), nil
-	}
-	return "", fmt.Errorf("--scope %q: want host, domain or prefix", s)
-}
-
-// narrow adds Include and Exclude to an in-scope test. The expressions
-// were checked by withDefaults.
-func narrow(in func(*url.URL) bool, include, exclude []string) func(*url.URL) bool {
-	if len(include) == 0 && len(exclude) == 0 {
+// narrow adds Include and Exclude to an in-scope test.
+func narrow(in func(*url.URL) bool, inc, exc []*regexp.Regexp) func(*url.URL) bool {
+	if len(inc) == 0 && len(exc) == 0 {
 		return in
 	}
-	compile := func(res []string) []*regexp.Regexp {
-		out := make([]*regexp.Regexp, len(res))
-		for i, re := range res {
-			out[i] = regexp.MustCompile(re)
-		}
-		return out
-	}
-	inc, exc := compile(include), compile(exclude)
 	return func(u *url.URL) bool {
 		if !in(u) {
 			return false
@@ -402,27 +356,17 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	if c.For < 0 {
 		return c, nil, fmt.Errorf("--for %v: must not be negative", c.For)
 	}
-	if c.Frontier != "" {
-		if !strings.HasPrefix(c.Frontier, "postgres://") && !strings.HasPrefix(c.Frontier, "postgresql://") {
-			return c, nil, fmt.Errorf("--frontier %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DB?sslmode=disable (without --frontier the job directory holds the frontier)", redactDSN(c.Frontier))
-		}
+	if c.Frontier != nil {
 		if c.Continuous {
-			return c, nil, errors.New("--continuous with --frontier: a shared crawl does not revisit yet; run a continuous crawl on the embedded frontier")
+			return c, nil, errors.New("--continuous with --frontier (Config.Frontier): a shared crawl does not revisit yet; run a continuous crawl on the embedded frontier")
 		}
-	}
-	if c.LeaseTTL == 0 {
-		c.LeaseTTL = 30 * time.Second
-	}
-	if c.LeaseTTL < time.Second {
-		return c, nil, fmt.Errorf("--lease-ttl %v: at least 1s", c.LeaseTTL)
+		if c.MaxPerAddr != 0 && c.MaxPerAddr != c.Frontier.maxPerAddr {
+			return c, nil, fmt.Errorf("Config.MaxPerAddr %d with a shared frontier whose budget is %d: in a shared crawl the per-address budget is the whole crawl's, SharedFrontierOptions.MaxPerAddr", c.MaxPerAddr, c.Frontier.maxPerAddr)
+		}
+		c.MaxPerAddr = c.Frontier.maxPerAddr
 	}
 	if c.MetricsHosts < 0 || c.MetricsHosts > maxMetricsHosts {
 		return c, nil, fmt.Errorf("--metrics-hosts %d: want 0 to %d (each host is a set of series)", c.MetricsHosts, maxMetricsHosts)
-	}
-	if c.MetricsAddr != "" {
-		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
-			return c, nil, fmt.Errorf("--metrics-addr %q: want HOST:PORT (%v)", c.MetricsAddr, err)
-		}
 	}
 	if c.RevisitMin == 0 {
 		c.RevisitMin = time.Hour
@@ -442,11 +386,21 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	if c.RecheckEvery == 0 {
 		c.RecheckEvery = 8
 	}
-	if c.Scope == "" {
+	switch c.Scope {
+	case "":
 		c.Scope = ScopeHost
+	case ScopeHost, ScopeDomain, ScopePrefix:
+	default:
+		return c, nil, fmt.Errorf("--scope %q: want host, domain or prefix", c.Scope)
 	}
-	if _, err := ParseScope(string(c.Scope)); err != nil {
-		return c, nil, err
+	switch c.CrawlDelay.Mode {
+	case CrawlDelayHonor, CrawlDelayIgnore:
+	case CrawlDelayCap:
+		if c.CrawlDelay.Cap < 0 {
+			return c, nil, fmt.Errorf("--crawl-delay cap=%v: the cap must not be negative", c.CrawlDelay.Cap)
+		}
+	default:
+		return c, nil, fmt.Errorf("Config.CrawlDelay: unknown mode %d", c.CrawlDelay.Mode)
 	}
 	if c.Workers <= 0 {
 		c.Workers = 32
@@ -473,14 +427,17 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	for _, list := range []struct {
-		flag string
-		res  []string
-	}{{"--include", c.Include}, {"--exclude", c.Exclude}} {
-		for _, re := range list.res {
-			if _, err := regexp.Compile(re); err != nil {
-				return c, nil, fmt.Errorf("%s %q: %w", list.flag, re, err)
+		field string
+		res   []*regexp.Regexp
+	}{{"Include", c.Include}, {"Exclude", c.Exclude}} {
+		for i, re := range list.res {
+			if re == nil {
+				return c, nil, fmt.Errorf("Config.%s[%d] is nil", list.field, i)
 			}
 		}
+	}
+	if err := checkHostRules(c.HostRules); err != nil {
+		return c, nil, err
 	}
 	for _, s := range c.Sitemaps {
 		if _, err := urlnorm.Parse(s); err != nil {
@@ -524,35 +481,35 @@ func (c Config) fetchConfig() (fetch.Config, error) {
 		fc.Types = fetch.DefaultTypePolicy()
 	}
 	for _, r := range c.Resolve {
-		rr, err := fetch.ParseResolve(r)
+		rr, err := r.rule()
 		if err != nil {
 			return fc, err
 		}
 		fc.Resolve = append(fc.Resolve, rr)
 	}
-	for _, r := range c.ConnectTo {
-		cr, err := fetch.ParseConnectTo(r)
+	for _, ct := range c.ConnectTo {
+		cr, err := ct.rule()
 		if err != nil {
 			return fc, err
 		}
 		fc.ConnectTo = append(fc.ConnectTo, cr)
 	}
-	p, err := fetch.NewProxy(c.Proxy, c.NoProxy, c.ProxyFromEnvironment)
-	if err != nil {
-		return fc, err
+	switch {
+	case c.Proxy != nil:
+		u, err := fetch.ParseProxyURL(c.Proxy.String())
+		if err != nil {
+			return fc, fmt.Errorf("Config.Proxy: %w", err)
+		}
+		fc.Proxy = &fetch.Proxy{HTTP: u, HTTPS: u, NoProxy: c.NoProxy, Loopback: true}
+	case c.ProxyFromEnvironment:
+		p, err := fetch.ProxyFromEnvironment()
+		if err != nil {
+			return fc, err
+		}
+		if p != nil && c.NoProxy != "" {
+			p.NoProxy = c.NoProxy
+		}
+		fc.Proxy = p
 	}
-	fc.Proxy = p
 	return fc, nil
-}
-
-// redactDSN hides the password of a DSN for messages.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
-	"github.com/gentlecrawl/gentlecrawl/internal/frontier/postgres"
+	"github.com/gentlecrawl/gentlecrawl/internal/hook"
 	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
 	"github.com/gentlecrawl/gentlecrawl/internal/metrics"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
@@ -28,8 +28,9 @@ import (
 // ErrJobInUse is returned by Run when another crawl holds the job directory.
 var ErrJobInUse = errors.New("gentlecrawl: job directory is in use by another crawl")
 
-// Crawler runs one crawl job. Create it with New and call Run once; Progress
-// may be called from any goroutine while Run runs.
+// Crawler runs one crawl job. Create it with New and call Run once;
+// Progress and MetricsHandler may be called from any goroutine, before Run
+// or while it runs.
 type Crawler struct {
 	cfg     Config
 	seeds   []*url.URL
@@ -43,18 +44,20 @@ type Crawler struct {
 	// their pages are done (not in tmpfs, which a power loss empties).
 	warcSync bool
 	reqlog   *reqlog.Writer // the job's request log for this run
-	// metrics counts requests for Config.MetricsAddr; nil when not served.
-	metrics *metrics.Metrics
-	sched   *hostload.Scheduler
-	stats   *stats
-	robots  robotsCache
+	// metrics counts requests for MetricsHandler, from its first call;
+	// nil before.
+	metrics   atomic.Pointer[metrics.Metrics]
+	metricsMu sync.Mutex // creating metrics
+	sched     *hostload.Scheduler
+	stats     *stats
+	robots    robotsCache
 	// validators learns which validators each origin honours.
 	validators validatorBook
 	// rate spaces every request of the crawl (Config.MaxRate); nil: no budget.
 	rate *rateGate
 	// demand plans the revisits of a continuous crawl.
 	demand *demand
-	// shared is set in a crawl shared with other processes (Config.Frontier).
+	// shared is set in a crawl shared with other crawlers (Config.Frontier).
 	shared *shared
 	// stopAcquiring makes the workers take no new host (set by Run).
 	stopAcquiring context.CancelFunc
@@ -70,7 +73,7 @@ type Crawler struct {
 
 	resumed      bool         // the job had run before
 	pagesStarted atomic.Int64 // for MaxPages
-	hostsInTurn  atomic.Int32 // HostsInTurn
+	hostsInTurn  atomic.Int32 // inTurn
 	stopReason   atomic.Value // string
 	running      atomic.Bool
 	// onPageErr is the error of Config.OnPage that stopped the crawl.
@@ -108,14 +111,6 @@ func (c *Crawler) Run(ctx context.Context) (*Summary, error) {
 	}
 	defer unlock()
 	defer c.client.Close()
-	if c.cfg.MetricsAddr != "" {
-		stop, err := c.serveMetrics()
-		if err != nil {
-			c.closeOutputs()
-			return nil, err
-		}
-		defer stop()
-	}
 
 	if err := c.rememberSeeds(ctx); err != nil {
 		c.closeOutputs()
@@ -235,7 +230,7 @@ func (c *Crawler) openJob(ctx context.Context) (unlock func(), err error) {
 	}
 	fail := func(err error) (func(), error) {
 		if c.store != nil {
-			c.store.Close()
+			c.closeStore()
 		}
 		lock.Close()
 		return nil, err
@@ -243,13 +238,13 @@ func (c *Crawler) openJob(ctx context.Context) (unlock func(), err error) {
 	lock.Truncate(0)
 	fmt.Fprintf(lock, "%d\n", os.Getpid())
 
-	if c.cfg.Frontier != "" {
-		pg, err := postgres.Open(ctx, c.cfg.Frontier, postgres.Options{Logger: c.cfg.Logger, LeaseTTL: c.cfg.LeaseTTL, MaxPerAddr: sharedAddrBudget(c.cfg)})
-		if err != nil {
-			return fail(fmt.Errorf("--frontier %s: %w", redactDSN(c.cfg.Frontier), err))
+	if f := c.cfg.Frontier; f != nil {
+		if err := f.acquire(); err != nil {
+			return fail(err)
 		}
+		pg := f.pg
 		c.store = pg
-		c.shared = &shared{pg: pg, claimed: make(map[string]*frontier.Lease), addrs: make(map[string]string), restarts: pg.Restarts()}
+		c.shared = &shared{frontier: f, pg: pg, claimed: make(map[string]*frontier.Lease), addrs: make(map[string]string), restarts: pg.Restarts()}
 		c.offered.restarts = pg.Restarts
 	} else {
 		store, err := frontier.Open(filepath.Join(dir, "store"), frontier.Options{Logger: c.cfg.Logger})
@@ -311,10 +306,19 @@ func (c *Crawler) closeOutputs() error {
 	if rerr := c.reqlog.Close(); err == nil {
 		err = rerr
 	}
-	if serr := c.store.Close(); err == nil {
+	if serr := c.closeStore(); err == nil {
 		err = serr
 	}
 	return err
+}
+
+// closeStore closes the embedded store, or ends this Run's use of a shared
+// frontier, which its opener closes.
+func (c *Crawler) closeStore() error {
+	if c.shared != nil {
+		return c.shared.frontier.release()
+	}
+	return c.store.Close()
 }
 
 // rememberSeeds merges the seeds of earlier runs of the job with this run's
@@ -358,26 +362,47 @@ func (c *Crawler) rememberSeeds(ctx context.Context) error {
 // gives none keeps them.
 func (c *Crawler) setScope(ctx context.Context, scopeSeeds []*url.URL) error {
 	type narrowing struct{ Include, Exclude []string }
-	n := narrowing{c.cfg.Include, c.cfg.Exclude}
-	if len(n.Include) == 0 && len(n.Exclude) == 0 {
+	inc, exc := c.cfg.Include, c.cfg.Exclude
+	if len(inc) == 0 && len(exc) == 0 {
 		if v, err := c.store.Meta(ctx, "narrowing"); err != nil {
 			return err
 		} else if v != "" {
+			var n narrowing
 			if err := json.Unmarshal([]byte(v), &n); err != nil {
 				return fmt.Errorf("job directory: corrupt scope settings: %w", err)
 			}
-			for _, re := range append(append([]string(nil), n.Include...), n.Exclude...) {
-				if _, err := regexp.Compile(re); err != nil {
-					return fmt.Errorf("job directory: bad stored expression %q: %w", re, err)
+			compile := func(res []string) ([]*regexp.Regexp, error) {
+				var out []*regexp.Regexp
+				for _, s := range res {
+					re, err := regexp.Compile(s)
+					if err != nil {
+						return nil, fmt.Errorf("job directory: bad stored expression %q: %w", s, err)
+					}
+					out = append(out, re)
 				}
+				return out, nil
+			}
+			var err error
+			if inc, err = compile(n.Include); err != nil {
+				return err
+			}
+			if exc, err = compile(n.Exclude); err != nil {
+				return err
 			}
 		}
 	}
-	nb, _ := json.Marshal(n)
+	text := func(res []*regexp.Regexp) []string {
+		var out []string
+		for _, re := range res {
+			out = append(out, re.String())
+		}
+		return out
+	}
+	nb, _ := json.Marshal(narrowing{text(inc), text(exc)})
 	if err := c.store.SetMeta(ctx, "narrowing", string(nb)); err != nil {
 		return err
 	}
-	c.inScope.set(narrow(c.cfg.Scope.matcher(scopeSeeds), n.Include, n.Exclude))
+	c.inScope.set(narrow(c.cfg.Scope.matcher(scopeSeeds), inc, exc))
 	return nil
 }
 
@@ -564,10 +589,15 @@ func (c *Crawler) finish(ctx context.Context) Summary {
 	return c.stats.snapshot()
 }
 
-// HostsInTurn returns how many hosts the crawl is fetching from now: a
-// host's turn starts with its first request and ends when its pages are
-// settled. It may be called from any goroutine while Run runs.
-func (c *Crawler) HostsInTurn() int { return int(c.hostsInTurn.Load()) }
+// inTurn returns how many hosts the crawl is fetching from now: a host's
+// turn starts with its first request and ends when its pages are settled.
+// It may be called from any goroutine while Run runs. The command line
+// sets GOMAXPROCS from it (hook.HostsInTurn).
+func (c *Crawler) inTurn() int { return int(c.hostsInTurn.Load()) }
+
+func init() {
+	hook.HostsInTurn = func(c any) int { return c.(*Crawler).inTurn() }
+}
 
 // Progress returns a live view of the crawl.
 func (c *Crawler) Progress() Progress {

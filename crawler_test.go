@@ -18,6 +18,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )
@@ -90,6 +91,21 @@ func mustCrawl(t *testing.T, ctx context.Context, cfg gentlecrawl.Config) *gentl
 	return sum
 }
 
+// connectTo reads --connect-to rules as the command line does
+// (HOST1:PORT1:HOST2:PORT2; "::ADDR" sends every host there), for
+// Config.ConnectTo.
+func connectTo(specs ...string) []gentlecrawl.ConnectTo {
+	var out []gentlecrawl.ConnectTo
+	for _, s := range specs {
+		ct, err := fetch.ParseConnectTo(s)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, gentlecrawl.ConnectTo(ct))
+	}
+	return out
+}
+
 func closedPort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -109,7 +125,7 @@ func TestCrawlRecordsFailuresAndGoesOn(t *testing.T) {
 		Delay:                20 * time.Millisecond,
 		MaxDepth:             2,
 		MaxAttempts:          1, // TestRetryAfterIsHonoured covers the retries
-		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String(), "b.test:80:" + closedPort(t)},
+		ConnectTo:            connectTo("a.test:80:"+srv.Listener.Addr().String(), "b.test:80:"+closedPort(t)),
 		AllowPrivateNetworks: true,
 		RobotsRetry:          time.Hour,
 	})
@@ -306,10 +322,10 @@ func TestOriginsOfOneHostShareItsPoliteness(t *testing.T) {
 		JobDir: t.TempDir(),
 		Seeds:  []string{"http://a.test/"},
 		Delay:  delay,
-		ConnectTo: []string{
-			"a.test:80:" + s80.Listener.Addr().String(),
-			"a.test:81:" + s81.Listener.Addr().String(),
-		},
+		ConnectTo: connectTo(
+			"a.test:80:"+s80.Listener.Addr().String(),
+			"a.test:81:"+s81.Listener.Addr().String(),
+		),
 		AllowPrivateNetworks: true,
 	})
 	if err != nil {
@@ -368,7 +384,7 @@ func TestRobotsRedirectToAnotherHost(t *testing.T) {
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://a.test/", "http://b.test/"},
 		Delay:                delay,
-		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
+		ConnectTo:            connectTo("::" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	})
 	mu.Lock()
@@ -445,7 +461,7 @@ func aTestConfig(t *testing.T, srv *httptest.Server) gentlecrawl.Config {
 		JobDir:               job,
 		Seeds:                []string{"http://a.test/"},
 		Delay:                20 * time.Millisecond,
-		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
+		ConnectTo:            connectTo("a.test:80:" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	}
 }
@@ -485,8 +501,8 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	if got != want {
 		t.Errorf("requests %s\nwant     %s", got, want)
 	}
-	if sum.Retries != 2 || sum.Slowed["a.test"] == "" {
-		t.Errorf("summary: %d retries, slowed %v; want 2 and a reason for a.test", sum.Retries, sum.Slowed)
+	if sl, ok := sum.Slowed["a.test"]; sum.Retries != 2 || !ok || sl.Cause != gentlecrawl.LoadRefused || sl.Status != 503 || !sl.HasRetryAfter || sl.RetryAfter != time.Second || sl.Events < 1 {
+		t.Errorf("summary: %d retries, slowed %+v; want 2 and the 503 with Retry-After: 1 for a.test", sum.Retries, sum.Slowed)
 	}
 }
 
@@ -563,7 +579,7 @@ func TestHostRuleSlowsAHost(t *testing.T) {
 		Seeds:                []string{"http://slow.test/", "http://fast.test/"},
 		Delay:                10 * time.Millisecond,
 		HostRules:            []gentlecrawl.HostRule{{Host: "slow.test", Delay: 300 * time.Millisecond}},
-		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
+		ConnectTo:            connectTo("::" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	})
 	if err != nil {
@@ -619,7 +635,7 @@ func TestRobotsLastGoodCopy(t *testing.T) {
 		Seeds:                []string{"http://a.test/"},
 		Delay:                10 * time.Millisecond,
 		RobotsTTL:            300 * time.Millisecond, // expired by the second run
-		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
+		ConnectTo:            connectTo("a.test:80:" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	}
 	for run, recrawl := range []bool{false, true} {
@@ -686,7 +702,7 @@ func TestContentPolicies(t *testing.T) {
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://a.test/"},
 		Delay:                5 * time.Millisecond,
-		ConnectTo:            []string{"a.test:80:" + srv.Listener.Addr().String()},
+		ConnectTo:            connectTo("a.test:80:" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	}
 	c, err := gentlecrawl.New(cfg)
@@ -753,7 +769,7 @@ func TestSessionRedirect(t *testing.T) {
 	defer srv.Close()
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://a.test/app"}, Delay: 5 * time.Millisecond,
-		ConnectTo: []string{"a.test:80:" + srv.Listener.Addr().String()}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -823,7 +839,7 @@ func TestNoDelayConcurrency(t *testing.T) {
 	defer srv.Close()
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://a.test/"}, NoDelay: true, MaxPages: 120,
-		ConnectTo: []string{"a.test:80:" + srv.Listener.Addr().String()}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -955,7 +971,7 @@ func TestRobotsRedirectToABusyHost(t *testing.T) {
 		Seeds:                []string{"http://b.test/p0", "http://a.test/"},
 		Delay:                20 * time.Millisecond,
 		MaxPages:             60,
-		ConnectTo:            []string{"::" + srv.Listener.Addr().String()},
+		ConnectTo:            connectTo("::" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	})
 	mu.Lock()

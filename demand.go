@@ -2,7 +2,6 @@ package gentlecrawl
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -468,39 +467,33 @@ func (c *Crawler) saveValidators(ctx context.Context) {
 
 // report says, per host with pages counted, how often its pages change
 // (10th, 50th and 90th percentiles of the estimates) and its refresh
-// budget against what its pages are worth, e.g. "279 pages; a change every
-// 16s / 11m / 2d (10th, 50th, 90th percentile); refresh budget 7.00
-// requests/s, worth spending 6.21".
-func (d *demand) report() map[string]string {
+// budget against what its pages are worth.
+func (d *demand) report() map[string]HostDemand {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make(map[string]string)
-	every := func(rate float64) string {
+	out := make(map[string]HostDemand)
+	every := func(rate float64) time.Duration {
 		if rate <= 0 {
-			return "never"
+			return 0
 		}
-		return roundDuration(time.Duration(float64(time.Second) / rate))
+		s := 1 / rate
+		if s >= math.MaxInt64/float64(time.Second) {
+			return 0 // hundreds of years: no change expected
+		}
+		return time.Duration(s * float64(time.Second))
 	}
 	for name, h := range d.hosts {
 		if h.rates.Len() == 0 {
 			continue
 		}
-		out[name] = fmt.Sprintf("%d pages; a change every %s / %s / %s (10th, 50th, 90th percentile); refresh budget %.2f requests/s, worth spending %.2f",
-			h.rates.Len(), every(h.rates.Quantile(0.9)), every(h.rates.Median()), every(h.rates.Quantile(0.1)),
-			d.budget(h), h.rates.Useful(d.minFreq, d.maxFreq))
+		out[name] = HostDemand{
+			Pages:     h.rates.Len(),
+			ChangeP10: every(h.rates.Quantile(0.9)),
+			ChangeP50: every(h.rates.Median()),
+			ChangeP90: every(h.rates.Quantile(0.1)),
+			Budget:    d.budget(h),
+			Worth:     h.rates.Useful(d.minFreq, d.maxFreq),
+		}
 	}
 	return out
-}
-
-// roundDuration writes d to two significant units: 16s, 11m, 3h, 2d.
-func roundDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%.0fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%.0fm", d.Minutes())
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%.0fh", d.Hours())
-	}
-	return fmt.Sprintf("%.0fd", d.Hours()/24)
 }

@@ -19,8 +19,8 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli", "internal/gctune", "internal/rawio"},
 	"cmd/simweb":        {"internal/simweb"},
-	"internal/cli":      {"", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check"},
-	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/frontier/postgres", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics"},
+	"internal/cli":      {"", "internal/hook", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check"},
+	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/frontier/postgres", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics", "internal/hook"},
 	"robots":            {},
 	"urlnorm":           {},
 	"extract":           {"urlnorm"},
@@ -39,6 +39,7 @@ var layering = map[string][]string{
 	"internal/reqlog":                {},
 	"internal/rawio":                 {},
 	"internal/metrics":               {"internal/reqlog"},
+	"internal/hook":                  {},
 	"internal/report":                {"internal/reqlog"},
 	"internal/export":                {"warc", "extract", "internal/fetch"},
 	"internal/urlspace":              {"urlnorm"},

@@ -48,7 +48,7 @@ func e2eConfig(web *simweb.Web, srv *simweb.Server, job string) gentlecrawl.Conf
 		From:                 "crawler@example.org",
 		Delay:                e2eDelay,
 		Workers:              8,
-		ConnectTo:            []string{srv.CatchAll()},
+		ConnectTo:            connectTo(srv.CatchAll()),
 		AllowPrivateNetworks: true,
 		RobotsRetry:          time.Hour, // the 500 host is not asked again within the test
 	}
@@ -328,7 +328,7 @@ func TestPerAddressLimit(t *testing.T) {
 	}
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: seeds, Delay: 10 * time.Millisecond,
-		ConnectTo: srv.ConnectTo(), AllowPrivateNetworks: true,
+		ConnectTo: connectTo(srv.ConnectTo()...), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)

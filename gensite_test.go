@@ -34,7 +34,7 @@ func genCrawl(t *testing.T, kind gensite.Kind, seed int64) (real, found, request
 	host := "site.test"
 	sum = mustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://" + host + "/"}, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: []string{"::" + ln.Addr().String()}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
 	})
 	seen := map[string]bool{}
 	byFamily = map[string]int{}

@@ -26,9 +26,9 @@ func TestHostsInTurn(t *testing.T) {
 	)
 	cfg := gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: seeds, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
 		OnPage: func(_ context.Context, p *gentlecrawl.Page) error {
-			n := c.HostsInTurn()
+			n := gentlecrawl.HostsInTurn(c)
 			mu.Lock()
 			defer mu.Unlock()
 			pages++
@@ -41,7 +41,7 @@ func TestHostsInTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := c.HostsInTurn(); n != 0 {
+	if n := gentlecrawl.HostsInTurn(c); n != 0 {
 		t.Errorf("before Run: %d hosts in turn", n)
 	}
 	if _, err := c.Run(t.Context()); err != nil {
@@ -53,7 +53,7 @@ func TestHostsInTurn(t *testing.T) {
 	if lo < 1 || hi > len(seeds) {
 		t.Errorf("hosts in turn while pages were handled: %d to %d, want 1 to %d", lo, hi, len(seeds))
 	}
-	if n := c.HostsInTurn(); n != 0 {
+	if n := gentlecrawl.HostsInTurn(c); n != 0 {
 		t.Errorf("after Run: %d hosts in turn", n)
 	}
 	t.Logf("%d pages; %d to %d hosts in turn", pages, lo, hi)

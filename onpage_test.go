@@ -23,7 +23,7 @@ func TestOnPage(t *testing.T) {
 	got := map[string]*gentlecrawl.Page{}
 	cfg := gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
 		OnPage: func(_ context.Context, p *gentlecrawl.Page) error {
 			mu.Lock()
 			defer mu.Unlock()

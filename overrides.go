@@ -1,6 +1,7 @@
 package gentlecrawl
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -23,54 +24,22 @@ type HostRule struct {
 }
 
 // HourWindow is a daily period, [From, To) in minutes after midnight in
-// Location (To < From wraps past midnight), with its minimum gap.
+// Location (To < From wraps past midnight), with its minimum gap: {From:
+// 9 * 60, To: 18 * 60, Location: warsaw, Delay: 5 * time.Second} is a
+// request every 5s at most from 09:00 to 18:00 in Warsaw.
 type HourWindow struct {
-	From, To int
-	Location *time.Location
+	From, To int            // 0 to 1439
+	Location *time.Location // nil: UTC
 	Delay    time.Duration
-}
-
-// ParseHourWindow reads "09:00-18:00 Europe/Warsaw 5s" (the zone is optional
-// and defaults to UTC).
-func ParseHourWindow(s string) (HourWindow, error) {
-	f := strings.Fields(s)
-	if len(f) != 2 && len(f) != 3 {
-		return HourWindow{}, fmt.Errorf("hours %q: want HH:MM-HH:MM [ZONE] DELAY", s)
-	}
-	w := HourWindow{Location: time.UTC}
-	from, to, ok := strings.Cut(f[0], "-")
-	var err error
-	if !ok {
-		return HourWindow{}, fmt.Errorf("hours %q: want HH:MM-HH:MM", s)
-	}
-	if w.From, err = parseClock(from); err != nil {
-		return HourWindow{}, fmt.Errorf("hours %q: %w", s, err)
-	}
-	if w.To, err = parseClock(to); err != nil {
-		return HourWindow{}, fmt.Errorf("hours %q: %w", s, err)
-	}
-	if len(f) == 3 {
-		if w.Location, err = time.LoadLocation(f[1]); err != nil {
-			return HourWindow{}, fmt.Errorf("hours %q: unknown time zone %q", s, f[1])
-		}
-	}
-	if w.Delay, err = time.ParseDuration(f[len(f)-1]); err != nil || w.Delay <= 0 {
-		return HourWindow{}, fmt.Errorf("hours %q: bad delay %q", s, f[len(f)-1])
-	}
-	return w, nil
-}
-
-func parseClock(s string) (int, error) {
-	t, err := time.Parse("15:04", s)
-	if err != nil {
-		return 0, fmt.Errorf("bad time of day %q (want HH:MM)", s)
-	}
-	return t.Hour()*60 + t.Minute(), nil
 }
 
 // contains reports whether t falls in the window.
 func (w HourWindow) contains(t time.Time) bool {
-	t = t.In(w.Location)
+	if w.Location != nil {
+		t = t.In(w.Location)
+	} else {
+		t = t.UTC()
+	}
 	m := t.Hour()*60 + t.Minute()
 	if w.From <= w.To {
 		return m >= w.From && m < w.To
@@ -83,6 +52,24 @@ func (r HostRule) matches(host string) bool {
 		return host == base || strings.HasSuffix(host, "."+base)
 	}
 	return host == r.Host
+}
+
+// checkHostRules reports the first rule that makes no sense.
+func checkHostRules(rules []HostRule) error {
+	for i, r := range rules {
+		if r.Host == "" || r.Host == "*." {
+			return fmt.Errorf("host rule %d: no host name", i+1)
+		}
+		if r.Delay < 0 {
+			return fmt.Errorf("host rule %d (%s): negative delay %v", i+1, r.Host, r.Delay)
+		}
+		for _, w := range r.Windows {
+			if w.From < 0 || w.From >= 24*60 || w.To < 0 || w.To >= 24*60 || w.Delay <= 0 {
+				return fmt.Errorf("host rule %d (%s): hour window %+v: want From and To from 0 to 1439 minutes and a positive Delay", i+1, r.Host, w)
+			}
+		}
+	}
+	return nil
 }
 
 // floor returns the smallest gap for host at time now: the gap robots.txt
@@ -103,7 +90,7 @@ func floorFor(rules []HostRule, host string, now time.Time, base time.Duration, 
 		for _, w := range r.Windows {
 			if w.contains(now) && w.Delay > floor {
 				floor = w.Delay
-				why = fmt.Sprintf("host rule: %v between %02d:%02d and %02d:%02d %s", w.Delay, w.From/60, w.From%60, w.To/60, w.To%60, w.Location)
+				why = fmt.Sprintf("host rule: %v between %02d:%02d and %02d:%02d %s", w.Delay, w.From/60, w.From%60, w.To/60, w.To%60, cmp.Or(w.Location, time.UTC))
 			}
 		}
 	}

@@ -11,14 +11,8 @@ func TestFloorForHostRules(t *testing.T) {
 	if err != nil {
 		t.Skip("no time zone database:", err)
 	}
-	busy, err := ParseHourWindow("09:00-18:00 Europe/Warsaw 5s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	night, err := ParseHourWindow("22:00-06:00 2s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	busy := HourWindow{From: 9 * 60, To: 18 * 60, Location: warsaw, Delay: 5 * time.Second}
+	night := HourWindow{From: 22 * 60, To: 6 * 60, Delay: 2 * time.Second} // UTC
 	rules := []HostRule{
 		{Host: "shop.example", Delay: 3 * time.Second, Until: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{Host: "*.example", Windows: []HourWindow{busy, night}},
@@ -42,14 +36,6 @@ func TestFloorForHostRules(t *testing.T) {
 		got, why := floorFor(rules, tt.host, tt.now, time.Second, "delay 1s")
 		if got != tt.want || !strings.Contains(why, tt.why) {
 			t.Errorf("floorFor(%s, %v) = %v (%s), want %v (%s)", tt.host, tt.now, got, why, tt.want, tt.why)
-		}
-	}
-}
-
-func TestParseHourWindowErrors(t *testing.T) {
-	for _, s := range []string{"", "9-18 5s", "09:00-18:00", "09:00-18:00 Mars/Olympus 5s", "09:00-25:00 5s", "09:00-18:00 -1s", "09:00 18:00 UTC 5s x"} {
-		if _, err := ParseHourWindow(s); err == nil {
-			t.Errorf("ParseHourWindow(%q) accepted", s)
 		}
 	}
 }

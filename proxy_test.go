@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,14 +71,21 @@ func TestCrawlThroughProxy(t *testing.T) {
 	seen := 0
 	crawl := func(job, proxy string, recrawl bool) (*gentlecrawl.Summary, map[string][]nginxtest.Entry) {
 		t.Helper()
-		sum := mustCrawl(t, ctx, gentlecrawl.Config{
+		cfg := gentlecrawl.Config{
 			JobDir:               job,
 			Seeds:                seeds,
 			Delay:                delay,
 			Recrawl:              recrawl,
 			AllowPrivateNetworks: true,
-			Proxy:                proxy,
-		})
+		}
+		if proxy != "" {
+			u, err := url.Parse(proxy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Proxy = u
+		}
+		sum := mustCrawl(t, ctx, cfg)
 		all, err := srv.WaitEntries(ctx, seen+sum.Requests)
 		if err != nil {
 			t.Fatal(err)

@@ -27,7 +27,7 @@ func TestMaxRate(t *testing.T) {
 	job := t.TempDir()
 	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: job, Seeds: seeds, NoDelay: true, MaxRate: rate, Workers: 16,
-		ConnectTo: []string{catchAll}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
 	})
 	web.Drain(t.Context())
 

@@ -92,9 +92,9 @@ func TestRealSiteLosesNothing(t *testing.T) {
 	sum := mustCrawl(t, ctx, gentlecrawl.Config{
 		JobDir:               t.TempDir(),
 		Seeds:                []string{seed},
-		Include:              []string{"^" + regexp.QuoteMeta("http://"+host+sub)},
+		Include:              []*regexp.Regexp{regexp.MustCompile("^" + regexp.QuoteMeta("http://"+host+sub))},
 		NoDelay:              true,
-		ConnectTo:            []string{host + ":80:" + srv.Addr(host)},
+		ConnectTo:            connectTo(host + ":80:" + srv.Addr(host)),
 		AllowPrivateNetworks: true,
 	})
 	t.Logf("crawl: %v, stopped %q: %d requests, %d pages, %d out of scope, %d traps refused, %d too deep, %d skipped by extension, %d nofollow pages",

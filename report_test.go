@@ -2,17 +2,15 @@ package gentlecrawl_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,32 +18,8 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/cli"
 	"github.com/gentlecrawl/gentlecrawl/internal/nginxtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/report"
+	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )
-
-// addrCatcher is a slog handler that keeps the address the metrics are
-// served at.
-type addrCatcher struct {
-	mu   sync.Mutex
-	addr string
-}
-
-func (a *addrCatcher) Enabled(context.Context, slog.Level) bool { return true }
-func (a *addrCatcher) Handle(_ context.Context, r slog.Record) error {
-	if r.Message == "metrics served" {
-		r.Attrs(func(at slog.Attr) bool {
-			if at.Key == "addr" {
-				a.mu.Lock()
-				a.addr = at.Value.String()
-				a.mu.Unlock()
-			}
-			return true
-		})
-	}
-	return nil
-}
-func (a *addrCatcher) WithAttrs([]slog.Attr) slog.Handler { return a }
-func (a *addrCatcher) WithGroup(string) slog.Handler      { return a }
-func (a *addrCatcher) get() string                        { a.mu.Lock(); defer a.mu.Unlock(); return a.addr }
 
 // metricValue sums the samples of a metric family in a Prometheus text
 // exposition whose labels contain every one of with.
@@ -101,12 +75,18 @@ func TestReportAgainstNginx(t *testing.T) {
 		nginxtest.Site{Name: "b.test", Addr: "127.0.0.7:0", Root: rootB, Gzip: rng.IntN(2) == 0},
 	)
 	job := t.TempDir()
-	catcher := &addrCatcher{}
 	cfg := gentlecrawl.Config{
 		JobDir: job, Seeds: []string{"http://a.test/", "http://b.test/"}, Delay: 5 * time.Millisecond,
-		ConnectTo:            []string{"a.test:80:" + srv.Addr("a.test"), "b.test:80:" + srv.Addr("b.test")},
-		AllowPrivateNetworks: true, MetricsAddr: "127.0.0.1:0", MetricsHosts: 1, Logger: slog.New(catcher),
+		ConnectTo:            connectTo("a.test:80:"+srv.Addr("a.test"), "b.test:80:"+srv.Addr("b.test")),
+		AllowPrivateNetworks: true, MetricsHosts: 1,
 	}
+	warccheck.AtCleanup(t, job)
+	c, err := gentlecrawl.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := httptest.NewServer(c.MetricsHandler())
+	defer metrics.Close()
 
 	// Scrape the metrics while the first crawl runs.
 	var scrapes []string
@@ -120,11 +100,7 @@ func TestReportAgainstNginx(t *testing.T) {
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			addr := catcher.get()
-			if addr == "" {
-				continue
-			}
-			res, err := http.Get("http://" + addr + "/metrics")
+			res, err := http.Get(metrics.URL)
 			if err != nil {
 				continue
 			}
@@ -135,10 +111,13 @@ func TestReportAgainstNginx(t *testing.T) {
 			}
 		}
 	}()
-	sum1 := mustCrawl(t, t.Context(), cfg)
+	sum1, err := c.Run(t.Context())
 	close(stop)
 	<-scraped
-	cfg.Recrawl, cfg.Seeds, cfg.MetricsAddr = true, nil, ""
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Recrawl, cfg.Seeds = true, nil
 	sum2 := mustCrawl(t, t.Context(), cfg)
 
 	log, err := srv.WaitEntries(t.Context(), sum1.Requests+sum2.Requests)

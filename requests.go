@@ -3,11 +3,8 @@ package gentlecrawl
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
@@ -45,8 +42,8 @@ func (c *Crawler) logRequest(kind, purpose string, u *url.URL, start time.Time, 
 	if c.reqlog != nil {
 		c.reqlog.Request(&r)
 	}
-	if c.metrics != nil {
-		c.metrics.Request(&r)
+	if m := c.metrics.Load(); m != nil {
+		m.Request(&r)
 	}
 }
 
@@ -94,49 +91,34 @@ func (c *Crawler) logCrawlDelay(origin string, r *hostRobots) {
 // every series, and each host is several.
 const maxMetricsHosts = 1000
 
-// serveMetrics starts the /metrics endpoint of Config.MetricsAddr and
-// feeds it the crawl's progress every second; stop ends both.
-func (c *Crawler) serveMetrics() (stop func(), err error) {
-	m := metrics.New(c.cfg.MetricsHosts)
-	ln, err := net.Listen("tcp", c.cfg.MetricsAddr)
-	if err != nil {
-		return nil, fmt.Errorf("--metrics-addr: %w", err)
+// MetricsHandler returns a handler that serves the crawl's metrics in the
+// Prometheus text format, for the embedder to mount (at /metrics, say):
+// the requests by kind, purpose, status code and file type, response-time
+// and size histograms, bytes received and spared by 304s, the URLs queued,
+// the hosts being fetched and those waiting by reason (Progress), and the
+// Go runtime's and the process's own metrics.
+//
+// The metrics count from the first call: call it before Run for the whole
+// crawl. Config.MetricsHosts sets how many hosts get their own series.
+// Every call returns a handler of the same metrics; it may be called from
+// any goroutine, and the handler serves before, while and after Run runs.
+func (c *Crawler) MetricsHandler() http.Handler {
+	c.metricsMu.Lock()
+	m := c.metrics.Load()
+	if m == nil {
+		m = metrics.New(c.cfg.MetricsHosts)
+		c.metrics.Store(m)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	c.metrics = m
-	c.cfg.Logger.Info("metrics served", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/metrics")
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	update := func() {
+	c.metricsMu.Unlock()
+	h := m.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The gauges of the crawl's state, as of this scrape.
 		p := c.Progress()
 		waiting := make(map[string]int, len(p.Waiting))
 		for r, n := range p.Waiting {
 			waiting[string(r)] = n
 		}
 		m.Progress(metrics.Progress{Queued: p.Queued, Active: p.Active, Requests: p.Requests, Waiting: waiting})
-	}
-	update()
-	wg.Go(func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				update()
-			}
-		}
+		h.ServeHTTP(w, r)
 	})
-	return func() {
-		close(done)
-		wg.Wait()
-		update()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}, nil
 }

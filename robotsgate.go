@@ -171,7 +171,7 @@ func (c *Crawler) rulesFromRecord(rec *frontier.RobotsRecord) *hostRobots {
 	r.group = rules.Group(c.cfg.Agent)
 	r.cleanParams = rules.CleanParams()
 	cd, ok := r.group.CrawlDelay()
-	r.gap = c.cfg.CrawlDelay.Apply(c.cfg.Delay, cd, ok)
+	r.gap = c.cfg.CrawlDelay.apply(c.cfg.Delay, cd, ok)
 	r.gapWhy = fmt.Sprintf("delay %v", c.cfg.Delay)
 	if r.gap > c.cfg.Delay {
 		r.gapWhy = fmt.Sprintf("Crawl-delay %v", r.gap)

@@ -15,7 +15,8 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
 
-// A shared crawl (Config.Frontier) is many processes on one frontier in
+// A shared crawl (Config.Frontier) is many crawlers, most often in as many
+// processes, on one frontier in
 // PostgreSQL. The database's host lease is what makes a host one
 // process's for a turn: a process fetches a host only under a lease, and
 // gives it back with the host's next allowed time (and any pause it asked
@@ -45,8 +46,9 @@ const sharedScopeEvery = 2 * time.Second
 
 // shared is the part of a crawler that only a shared crawl has.
 type shared struct {
-	pg *postgres.Store
-	mu sync.Mutex
+	frontier *SharedFrontier // Config.Frontier
+	pg       *postgres.Store // its store
+	mu       sync.Mutex
 	// claimed are the leases the feeder took, each waiting for the worker
 	// that the scheduler gives its host to.
 	claimed map[string]*frontier.Lease
@@ -352,15 +354,6 @@ func (c *Crawler) recallHost(t *turn) {
 		return
 	}
 	t.load.Recall(s.Rate, time.Now())
-}
-
-// sharedAddrBudget is the per-address budget every process of a shared
-// crawl keeps together: Config.MaxPerAddr, or the scheduler's default.
-func sharedAddrBudget(cfg Config) int {
-	if cfg.MaxPerAddr > 0 {
-		return cfg.MaxPerAddr
-	}
-	return hostload.DefaultMaxPerAddr
 }
 
 // noteAddr records the address a host was reached at.

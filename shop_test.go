@@ -31,7 +31,7 @@ func shopCrawl(t *testing.T, seed int64, shop simweb.Shop) (real, found, request
 	want := h.DistinctPages()
 	sum = mustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: []string{srv.CatchAll()}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo(srv.CatchAll()), AllowPrivateNetworks: true,
 	})
 	web.Drain(t.Context())
 	seen := map[string]bool{}

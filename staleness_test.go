@@ -663,7 +663,7 @@ func stalenessCrawl(t *testing.T, seed int64, d time.Duration) (*stalenessRow, e
 		Continuous: true, For: d, MaxRate: sh.budget,
 		RevisitMin: time.Second, RevisitMax: time.Hour,
 		Delay:     time.Millisecond, // the budget, not the gap, sets the pace
-		ConnectTo: []string{srv.CatchAll()}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo(srv.CatchAll()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		return nil, err

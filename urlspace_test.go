@@ -34,7 +34,7 @@ func TestURLSpaceTraps(t *testing.T) {
 	want := h.DistinctPages()
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: []string{srv.CatchAll()}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo(srv.CatchAll()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestSitemaps(t *testing.T) {
 	h := web.Hosts()[0]
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond,
-		ConnectTo: []string{srv.CatchAll()}, AllowPrivateNetworks: true,
+		ConnectTo: connectTo(srv.CatchAll()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)

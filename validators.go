@@ -189,36 +189,29 @@ func (b *validatorBook) observe(origin string, mode validatorMode, notModified, 
 }
 
 // report says, per origin where validators as sent were ignored, what
-// was found, e.g. `If-None-Match ignored (ETag "5f-6a1b-gzip", 1 full
-// answer with the same body); the ETag without its encoding suffix: 287
-// answered 304`.
-func (b *validatorBook) report() map[string]string {
+// was found and how they are sent now.
+func (b *validatorBook) report() map[string]OriginValidators {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make(map[string]string)
+	out := make(map[string]OriginValidators)
 	for origin, h := range b.hosts {
 		if h.lies >= lyingAfter {
-			out[origin] = fmt.Sprintf("validators lie: %d pages (e.g. %s) changed while the server answered 304 to their validators; refreshed without validators", h.lies, h.lieExample)
+			out[origin] = OriginValidators{Sent: ValidatorsNone, Lies: h.lies, LiedURL: h.lieExample}
 			continue
 		}
-		ignored := h.ignoredBefore
-		if h.mode == sendBoth || h.mode == sendGaveUp {
-			ignored += h.ignored
-		}
-		answers := "full answers"
-		if ignored == 1 {
-			answers = "full answer"
-		}
-		line := fmt.Sprintf("validators ignored as sent (ETag %s: %d %s with the same body)", h.example, ignored, answers)
+		v := OriginValidators{Ignored: h.ignoredBefore, ETag: h.example}
 		switch h.mode {
 		case sendBoth:
 			continue // a page or two of its own; the host honours them
 		case sendGaveUp:
-			line += "; no way of sending them was honoured"
-		default:
-			line += fmt.Sprintf("; %s: %d answered 304, %d full", h.mode, h.honoured, h.ignored)
+			v.Sent = ValidatorsAsGiven
+			v.Ignored += h.ignored
+		case sendStripped:
+			v.Sent, v.Honoured, v.Full = ValidatorsStripped, h.honoured, h.ignored
+		case sendDateOnly:
+			v.Sent, v.Honoured, v.Full = ValidatorsDateOnly, h.honoured, h.ignored
 		}
-		out[origin] = line
+		out[origin] = v
 	}
 	return out
 }

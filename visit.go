@@ -757,15 +757,28 @@ func sameValidators(prev *frontier.History, hdr http.Header) bool {
 // noteLoad keeps, for the summary, where a host that pushed back settled
 // and why (hostload.Load.Summary).
 func (c *Crawler) noteLoad(host string, load *hostload.Load) {
-	sum := load.Summary()
-	if sum == "" {
+	sum, ok := load.Summary()
+	if !ok {
 		return
+	}
+	ev := sum.Last
+	hl := HostLoad{
+		Cause:  LoadRefused,
+		Status: ev.Status, RetryAfter: ev.RetryAfter, HasRetryAfter: ev.HasRetryAfter,
+		Slow: ev.Slow, Baseline: ev.Baseline,
+		EventRate: sum.EventRate, Settled: sum.Settled, Events: sum.Events,
+	}
+	switch {
+	case ev.Slow > 0:
+		hl.Cause = LoadSlow
+	case ev.Status == 0:
+		hl.Cause = LoadNoResponse
 	}
 	c.stats.update(func(s *Summary) {
 		if s.Slowed == nil {
-			s.Slowed = make(map[string]string)
+			s.Slowed = make(map[string]HostLoad)
 		}
-		s.Slowed[host] = sum
+		s.Slowed[host] = hl
 	})
 }
 

@@ -140,7 +140,7 @@ func hostRules(v any) ([]gentlecrawl.HostRule, error) {
 					return nil, fmt.Errorf("host %d: hours: want a list of \"HH:MM-HH:MM [ZONE] DELAY\"", i+1)
 				}
 				for _, x := range list {
-					w, err := gentlecrawl.ParseHourWindow(fmt.Sprint(x))
+					w, err := parseHourWindow(fmt.Sprint(x))
 					if err != nil {
 						return nil, fmt.Errorf("host %d: %w", i+1, err)
 					}

@@ -2,16 +2,22 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"net"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/hook"
+	"github.com/gentlecrawl/gentlecrawl/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -84,7 +90,7 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 			if px, _ := f.proxy.proxy(); px != nil && !f.quiet {
 				fmt.Fprintf(stderr, "Requests go through the proxy %s.\n", px)
 			}
-			return runCrawl(cmd.Context(), cfg, stdout, stderr, f.quiet)
+			return runCrawl(cmd.Context(), cfg, stdout, stderr, runOptions{quiet: f.quiet, frontier: f.frontier, leaseTTL: f.leaseTTL, metricsAddr: f.metricsAddr})
 		},
 	}
 	fs := cmd.Flags()
@@ -131,11 +137,27 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 	if f.job == "" {
 		return gentlecrawl.Config{}, errors.New("--job DIR is required: the directory that keeps the crawl's state")
 	}
-	cd, err := gentlecrawl.ParseCrawlDelayPolicy(f.crawlDelay)
+	cd, err := parseCrawlDelayPolicy(f.crawlDelay)
 	if err != nil {
 		return gentlecrawl.Config{}, err
 	}
-	scope, err := gentlecrawl.ParseScope(f.scope)
+	scope, err := parseScope(f.scope)
+	if err != nil {
+		return gentlecrawl.Config{}, err
+	}
+	include, err := parseRegexps("--include", f.include)
+	if err != nil {
+		return gentlecrawl.Config{}, err
+	}
+	exclude, err := parseRegexps("--exclude", f.exclude)
+	if err != nil {
+		return gentlecrawl.Config{}, err
+	}
+	resolve, err := parseResolve(f.resolve)
+	if err != nil {
+		return gentlecrawl.Config{}, err
+	}
+	connectTo, err := parseConnectTo(f.connectTo)
 	if err != nil {
 		return gentlecrawl.Config{}, err
 	}
@@ -151,7 +173,24 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 	if f.recheckEvery == 0 {
 		return gentlecrawl.Config{}, errors.New("--recheck-every 0: give a number of 304s, or -1 for never")
 	}
-	if _, err := f.proxy.proxy(); err != nil {
+	if f.frontier != "" {
+		if !strings.HasPrefix(f.frontier, "postgres://") && !strings.HasPrefix(f.frontier, "postgresql://") {
+			return gentlecrawl.Config{}, fmt.Errorf("--frontier %q: want a PostgreSQL URL, postgres://USER@HOST:PORT/DB?sslmode=disable (without --frontier the job directory holds the frontier)", redactDSN(f.frontier))
+		}
+		if f.continuous {
+			return gentlecrawl.Config{}, errors.New("--continuous with --frontier: a shared crawl does not revisit yet; run a continuous crawl on the embedded frontier")
+		}
+		if f.leaseTTL < time.Second {
+			return gentlecrawl.Config{}, fmt.Errorf("--lease-ttl %v: at least 1s", f.leaseTTL)
+		}
+	}
+	if f.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(f.metricsAddr); err != nil {
+			return gentlecrawl.Config{}, fmt.Errorf("--metrics-addr %q: want HOST:PORT (%v)", f.metricsAddr, err)
+		}
+	}
+	px, err := f.proxy.url()
+	if err != nil {
 		return gentlecrawl.Config{}, err
 	}
 	level := slog.LevelError
@@ -183,42 +222,63 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Recrawl:              f.recrawl,
 		Continuous:           f.continuous,
 		For:                  f.forDur,
-		Frontier:             f.frontier,
-		LeaseTTL:             f.leaseTTL,
 		RevisitMin:           f.revisitMin,
 		RevisitMax:           f.revisitMax,
 		RefreshShare:         f.refreshShare,
 		RecheckEvery:         f.recheckEvery,
 		AllTypes:             f.allTypes,
 		Sitemaps:             f.sitemaps,
-		Include:              f.include,
-		Exclude:              f.exclude,
+		Include:              include,
+		Exclude:              exclude,
 		NoSitemaps:           f.noSitemaps,
 		Workers:              f.workers,
 		Timeout:              f.timeout,
-		Resolve:              f.resolve,
-		ConnectTo:            f.connectTo,
+		Resolve:              resolve,
+		ConnectTo:            connectTo,
 		AllowPrivateNetworks: f.allowPrivate,
-		Proxy:                f.proxy.url,
+		Proxy:                px,
 		NoProxy:              f.proxy.noProxy,
 		ProxyFromEnvironment: !f.proxy.set,
-		MetricsAddr:          f.metricsAddr,
 		MetricsHosts:         f.metricsHosts,
 		Logger:               slog.New(handler),
 	}, nil
 }
 
+// runOptions are the settings of a crawl that are the command's, not the
+// library's Config.
+type runOptions struct {
+	quiet       bool          // no progress display
+	frontier    string        // --frontier: the DSN of a shared frontier
+	leaseTTL    time.Duration // --lease-ttl
+	metricsAddr string        // --metrics-addr: where to serve the metrics
+}
+
 // runCrawl runs one crawl with a progress display and prints its summary.
-func runCrawl(ctx context.Context, cfg gentlecrawl.Config, stdout, stderr io.Writer, quiet bool) error {
+func runCrawl(ctx context.Context, cfg gentlecrawl.Config, stdout, stderr io.Writer, opts runOptions) error {
+	if opts.frontier != "" {
+		f, err := gentlecrawl.OpenSharedFrontier(ctx, opts.frontier, gentlecrawl.SharedFrontierOptions{LeaseTTL: opts.leaseTTL, Logger: cfg.Logger})
+		if err != nil {
+			return fmt.Errorf("--frontier: %w", err)
+		}
+		defer f.Close()
+		cfg.Frontier = f
+	}
 	c, err := gentlecrawl.New(cfg)
 	if err != nil {
 		return exitError{2, err}
 	}
+	if opts.metricsAddr != "" {
+		stop, err := serveMetrics(opts.metricsAddr, c, cfg.Logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	stopProgress := func() {}
-	if !quiet {
+	if !opts.quiet {
 		stopProgress = showProgress(ctx, c, stderr)
 	}
-	stopProcs := tuneProcs(ctx, c.HostsInTurn)
+	stopProcs := tuneProcs(ctx, func() int { return hook.HostsInTurn(c) })
 	sum, err := c.Run(ctx)
 	stopProcs()
 	stopProgress()
@@ -237,6 +297,41 @@ func runCrawl(ctx context.Context, cfg gentlecrawl.Config, stdout, stderr io.Wri
 		return errors.New("every fetch was refused because the hosts resolve to loopback or private addresses; add --allow-private-networks to crawl them")
 	}
 	return nil
+}
+
+// serveMetrics serves the crawl's metrics at http://addr/metrics until the
+// returned function is called, and logs the address served ("metrics
+// served"; port 0 picks one).
+func serveMetrics(addr string, c *gentlecrawl.Crawler, logger *slog.Logger) (stop func(), err error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", c.MetricsHandler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	logger.Info("metrics served", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/metrics")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
+}
+
+// redactDSN hides the password of a DSN for messages.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 // showProgress reports the crawl's progress on w until the returned function
@@ -409,16 +504,14 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	if s.Retries > 0 {
 		fmt.Fprintf(w, "  retried         %d fetches met an overloaded server or a failing network; tried again later\n", s.Retries)
 	}
-	if len(s.Slowed) > 0 {
-		for _, h := range slices.Sorted(maps.Keys(s.Slowed)) {
-			fmt.Fprintf(w, "  host load       %s: %s\n", h, s.Slowed[h])
-		}
+	for _, h := range slices.Sorted(maps.Keys(s.Slowed)) {
+		fmt.Fprintf(w, "  host load       %s: %s\n", h, report.HostLoadText(jsonOf(s.Slowed[h])))
 	}
 	for _, h := range slices.Sorted(maps.Keys(s.Demand)) {
-		fmt.Fprintf(w, "  change          %s: %s\n", h, s.Demand[h])
+		fmt.Fprintf(w, "  change          %s: %s\n", h, report.DemandText(jsonOf(s.Demand[h])))
 	}
 	for _, h := range slices.Sorted(maps.Keys(s.Validators)) {
-		fmt.Fprintf(w, "  validators      %s: %s\n", h, s.Validators[h])
+		fmt.Fprintf(w, "  validators      %s: %s\n", h, report.ValidatorsText(jsonOf(s.Validators[h])))
 	}
 	if s.SkippedExtension > 0 || s.SkippedType > 0 {
 		fmt.Fprintf(w, "  skipped         %d links by extension, %d downloads by Content-Type (audio, video, executables, archives, disk images; --all-types fetches them)\n", s.SkippedExtension, s.SkippedType)
@@ -446,6 +539,14 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	for _, f := range s.WARCFiles {
 		fmt.Fprintf(w, "  WARC            %s\n", f)
 	}
+}
+
+// jsonOf is v as runs.jsonl holds it, for the report's prose of the
+// summary's per-host values (report.HostLoadText and the like), which
+// reads the summaries of earlier runs there.
+func jsonOf(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func countList[V int | int64](m map[string]V) string {

@@ -82,15 +82,19 @@ func runDemo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) error {
 	describeHosts(stdout, web)
 	fmt.Fprintf(stdout, "\nFirst crawl: robots.txt first on every host, then its pages, one request at a time per host,\nat least %v apart (longer where robots.txt asks with Crawl-delay). Job directory: %s\n\n", f.delay, job)
 
+	connectTo, err := parseConnectTo([]string{"::" + srv.Addr})
+	if err != nil {
+		return err
+	}
 	cfg := gentlecrawl.Config{
 		JobDir:               job,
 		Seeds:                seeds,
 		Delay:                f.delay,
-		ConnectTo:            []string{"::" + srv.Addr},
+		ConnectTo:            connectTo,
 		AllowPrivateNetworks: true,
 		Logger:               slog.New(slog.DiscardHandler),
 	}
-	if err := runCrawl(ctx, cfg, stdout, stderr, false); err != nil {
+	if err := runCrawl(ctx, cfg, stdout, stderr, runOptions{}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nWhat the site owners saw in their logs:\n\n")
@@ -99,7 +103,7 @@ func runDemo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) error {
 	web.ResetLog()
 	fmt.Fprintf(stdout, "\nSecond crawl (--recrawl): every page again, now with If-None-Match / If-Modified-Since\nfrom the first crawl. Nothing changed, so the servers answer 304 Not Modified without a body.\n\n")
 	cfg.Recrawl = true
-	if err := runCrawl(ctx, cfg, stdout, stderr, false); err != nil {
+	if err := runCrawl(ctx, cfg, stdout, stderr, runOptions{}); err != nil {
 		return err
 	}
 	var full, notModified int

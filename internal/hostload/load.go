@@ -224,7 +224,7 @@ type rateState struct {
 	ceil      float64       // the rate measured at the last congestion event; 0 before the first
 	growFrom  time.Time     // the rate grows from low from here on
 	cycle     time.Duration // time from low back to ceil
-	eventWhy  string        // the cause of the last congestion event, for the summary
+	event     Congestion    // what the host did at the last congestion event, for the summary
 	eventRate float64       // the rate measured then
 	paceWhy   string        // why the rate holds requests back, for Decision.Why
 }
@@ -273,13 +273,8 @@ func (l *Load) Observe(o Outcome) Decision {
 		l.failures++
 		l.healthy = 0
 		ra, hasRA := ParseRetryAfter(o.RetryAfter, o.End)
-		why := describe(o)
-		switch {
-		case hasRA:
-			why += fmt.Sprintf(", Retry-After %v", ra)
-		case o.Status != 0:
-			why += ", no Retry-After"
-		}
+		cause := Congestion{Status: o.Status, RetryAfter: ra, HasRetryAfter: hasRA}
+		why := cause.String()
 		// A lone 500 among successes is a broken page, not load (RFC
 		// 9110 §15.6.1: an unexpected condition); a second load signal
 		// within isolatedSignal requests makes it one.
@@ -294,7 +289,7 @@ func (l *Load) Observe(o Outcome) Decision {
 		// cut once, and the pause grows instead.
 		event := l.answered && !o.Start.Before(l.cutAt)
 		if event {
-			l.congestion(o, why, true)
+			l.congestion(o, cause, true)
 		}
 		if hasRA {
 			wait := ra
@@ -354,7 +349,7 @@ func (l *Load) Observe(o Outcome) Decision {
 				l.slowEvent = false
 			} else {
 				l.eventLatency = l.recent()
-				l.congestion(o, fmt.Sprintf("response time %.1f× baseline %v", float64(l.recent())/float64(l.baseline), l.baseline.Round(time.Millisecond)), false)
+				l.congestion(o, Congestion{Slow: float64(l.recent()) / float64(l.baseline), Baseline: l.baseline}, false)
 				l.resumed = o.End
 			}
 			l.cooldown = latencyCooldown
@@ -395,7 +390,7 @@ func (l *Load) noteStart(t time.Time) {
 // refused says it is a refusal, not slow answers: only a refusal ends slow
 // start with slowStartCut, since only a limiter lets slow start overshoot
 // by as much as that.
-func (l *Load) congestion(o Outcome, why string, refused bool) {
+func (l *Load) congestion(o Outcome, why Congestion, refused bool) {
 	m, ok := l.measured()
 	if !ok {
 		// Too few requests since the last pause to measure: the rate
@@ -418,7 +413,7 @@ func (l *Load) congestion(o Outcome, why string, refused bool) {
 	l.growFrom = o.End
 	l.cycle = min(max(time.Duration(cycleRequests/m*float64(time.Second)), minCycle), maxCycle)
 	l.events++
-	l.eventWhy, l.eventRate = why, m
+	l.event, l.eventRate = why, m
 	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s", why, m)
 }
 
@@ -539,18 +534,55 @@ func (l *Load) Next(end time.Time) Decision {
 	return d
 }
 
-// Summary says where the host's rate settled and why, for the crawl's
-// summary: "503, no Retry-After at 20.4/s → settled at 18.6/s (3 congestion
-// events)". It is "" for a host that never pushed back.
-func (l *Load) Summary() string {
+// Congestion is what a host did at a congestion event: it refused a
+// request (an HTTP status such as 429 or 503, or no response at all), or
+// answered slower than its baseline.
+type Congestion struct {
+	// Status is the HTTP status of the refusal; 0 when no response came,
+	// or for slow answers.
+	Status int `json:"status,omitempty"`
+	// RetryAfter is the refusal's Retry-After, when HasRetryAfter.
+	RetryAfter    time.Duration `json:"retry_after,omitempty"`
+	HasRetryAfter bool          `json:"has_retry_after,omitempty"`
+	// Slow, for answers slower than the host's usual, is their response
+	// time as a multiple of Baseline, the host's usual response time; 0
+	// for a refusal.
+	Slow     float64       `json:"slow,omitempty"`
+	Baseline time.Duration `json:"baseline,omitempty"`
+}
+
+// String says what the host did, for logs and Decision.Why: "503, no
+// Retry-After", "429, Retry-After 5s", "no response", "response time 3.1×
+// baseline 40ms".
+func (c Congestion) String() string {
+	if c.Slow > 0 {
+		return fmt.Sprintf("response time %.1f× baseline %v", c.Slow, c.Baseline.Round(time.Millisecond))
+	}
+	if c.Status == 0 {
+		return "no response"
+	}
+	if c.HasRetryAfter {
+		return fmt.Sprintf("%d, Retry-After %v", c.Status, c.RetryAfter)
+	}
+	return strconv.Itoa(c.Status) + ", no Retry-After"
+}
+
+// Summary is where the rate of a host that pushed back settled, and why,
+// for the crawl's summary.
+type Summary struct {
+	Last      Congestion // the last congestion event
+	EventRate float64    // the rate the host was sent at then, requests/s
+	Settled   float64    // the rate it was sent at lately (over about settleWindow), requests/s
+	Events    int        // congestion events so far
+}
+
+// Summary says where the host's rate settled and why; ok is false for a
+// host that never pushed back.
+func (l *Load) Summary() (s Summary, ok bool) {
 	if l.events == 0 {
-		return ""
+		return Summary{}, false
 	}
-	ev := "1 congestion event"
-	if l.events > 1 {
-		ev = fmt.Sprintf("%d congestion events", l.events)
-	}
-	return fmt.Sprintf("%s at %.1f/s → settled at %.1f/s (%s)", l.eventWhy, l.eventRate, l.settled(), ev)
+	return Summary{Last: l.event, EventRate: l.eventRate, Settled: l.settled(), Events: l.events}, true
 }
 
 // settled is the rate the host was sent at over about the last
@@ -618,13 +650,6 @@ func (l *Load) struggling() bool {
 	return float64(l.recent()) > l.cfg.Slow*float64(l.baseline) && l.recent()-l.baseline > 20*time.Millisecond
 }
 
-func describe(o Outcome) string {
-	if o.Status != 0 {
-		return strconv.Itoa(o.Status)
-	}
-	return "no response"
-}
-
 // ParseRetryAfter reads a Retry-After value (RFC 9110 §10.2.3): seconds, or
 // an HTTP-date taken relative to now. Negative or unparseable values give
 // ok false.
@@ -659,11 +684,11 @@ const DefaultMaxPerAddr = 2
 // the host over, to go on at the rate this one settled on rather than
 // start again in slow start and overshoot a limit already found.
 type RateMemo struct {
-	Low       float64       `json:"low"`       // the rate after the cut, requests/s
-	Ceil      float64       `json:"ceil"`      // the rate measured at the event
-	GrowFrom  time.Time     `json:"grow_from"` // the rate grows from Low from here on
-	Cycle     time.Duration `json:"cycle"`     // from Low back to Ceil
-	Why       string        `json:"why,omitempty"`
+	Low       float64       `json:"low"`             // the rate after the cut, requests/s
+	Ceil      float64       `json:"ceil"`            // the rate measured at the event
+	GrowFrom  time.Time     `json:"grow_from"`       // the rate grows from Low from here on
+	Cycle     time.Duration `json:"cycle"`           // from Low back to Ceil
+	Event     *Congestion   `json:"event,omitempty"` // what the host did then
 	EventRate float64       `json:"event_rate,omitempty"`
 }
 
@@ -673,7 +698,7 @@ func (l *Load) Memo() *RateMemo {
 	if l.ceil == 0 {
 		return nil
 	}
-	return &RateMemo{Low: l.low, Ceil: l.ceil, GrowFrom: l.growFrom, Cycle: l.cycle, Why: l.eventWhy, EventRate: l.eventRate}
+	return &RateMemo{Low: l.low, Ceil: l.ceil, GrowFrom: l.growFrom, Cycle: l.cycle, Event: &l.event, EventRate: l.eventRate}
 }
 
 // Recall takes up the memo of another Load of the same host (another
@@ -693,12 +718,15 @@ func (l *Load) Recall(m *RateMemo, now time.Time) {
 	}
 	l.low, l.ceil, l.growFrom = max(m.Low, l.minRate()), m.Ceil, m.GrowFrom
 	l.cycle = min(max(m.Cycle, minCycle), maxCycle)
-	l.eventWhy, l.eventRate = m.Why, m.EventRate
+	l.event, l.eventRate = Congestion{}, m.EventRate
+	if m.Event != nil {
+		l.event = *m.Event
+	}
 	l.slowAnswers, l.slowEvent = 0, false
 	// The cut was made where the memo comes from: this Load does not cut
 	// again on the answers the server is still draining its queue with,
 	// as the Load that cut would not have (latencyCooldown, latencyQuiet).
 	l.cutAt = later(l.cutAt, m.GrowFrom)
 	l.cooldown = latencyCooldown
-	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s (seen by another process)", m.Why, m.EventRate)
+	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s (seen by another process)", l.event, m.EventRate)
 }

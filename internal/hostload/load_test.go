@@ -221,16 +221,16 @@ func TestLoadCutsFromTheMeasuredRate(t *testing.T) {
 	l := NewLoad(LoadConfig{}, 50*time.Millisecond, "delay 50ms", 1)
 	_, _, at := drive(l, t0, ok(0, 60))
 	sent := 1 / After(t0, 50*time.Millisecond).Sub(t0).Seconds() // 13.3/s
-	if l.Summary() != "" {
-		t.Fatalf("a host that never pushed back has a summary: %q", l.Summary())
+	if s, ok := l.Summary(); ok {
+		t.Fatalf("a host that never pushed back has a summary: %+v", s)
 	}
 	d := l.Observe(Outcome{Start: at, End: at, Status: 503})
 	if r := l.Rate(); r < 0.45*sent || r > 0.55*sent {
 		t.Errorf("rate after the first cut %.1f/s, want half the %.1f/s measured", r, sent)
 	}
-	want := fmt.Sprintf("503, no Retry-After at %.1f/s → settled at", sent)
-	if s := l.Summary(); !strings.HasPrefix(s, want) || !strings.HasSuffix(s, "(1 congestion event)") {
-		t.Errorf("summary %q, want it to start %q", s, want)
+	want := Congestion{Status: 503}
+	if s, ok := l.Summary(); !ok || s.Last != want || s.Last.String() != "503, no Retry-After" || fmt.Sprintf("%.1f", s.EventRate) != fmt.Sprintf("%.1f", sent) || s.Settled <= 0 || s.Events != 1 {
+		t.Errorf("summary %+v (%v), want %+v at %.1f/s, settled somewhere, 1 congestion event", s, ok, want, sent)
 	}
 	// More refusals with no success in between are the same event.
 	at = d.Next

@@ -165,14 +165,16 @@ const maxBuckets = 120
 
 // runSummary is the part of a runs.jsonl line a report uses.
 type runSummary struct {
-	Run        int                        `json:"run"`
-	Started    time.Time                  `json:"started"`
-	Finished   time.Time                  `json:"finished"`
-	Stopped    string                     `json:"stopped"`
-	Requests   int                        `json:"requests"`
-	Slowed     map[string]string          `json:"slowed"`
-	Validators map[string]string          `json:"validators"`
-	Demand     map[string]string          `json:"demand"`
+	Run      int       `json:"run"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Stopped  string    `json:"stopped"`
+	Requests int       `json:"requests"`
+	// Slowed, Validators and Demand are gentlecrawl.HostLoad,
+	// OriginValidators and HostDemand, or the prose earlier versions wrote.
+	Slowed     map[string]json.RawMessage `json:"slowed"`
+	Validators map[string]json.RawMessage `json:"validators"`
+	Demand     map[string]json.RawMessage `json:"demand"`
 	URLSpace   map[string]json.RawMessage `json:"url_space"`
 }
 
@@ -322,15 +324,15 @@ func ReadJobs(dirs []string, opt Options) (*Report, error) {
 		for _, w := range words {
 			s := w.s
 			if v, ok := s.Slowed[h.Host]; ok {
-				h.Slowed = v
+				h.Slowed = proseOf(v, HostLoadText)
 			}
 			for origin, v := range s.Validators {
 				if hostOf(origin) == h.Host {
-					h.Validators = v
+					h.Validators = proseOf(v, ValidatorsText)
 				}
 			}
 			if v, ok := s.Demand[h.Host]; ok {
-				h.Demand = v
+				h.Demand = proseOf(v, DemandText)
 			}
 			if v, ok := s.URLSpace[h.Host]; ok {
 				h.URLSpace = v

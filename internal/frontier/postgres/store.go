@@ -194,6 +194,15 @@ func (s *Store) Close() error {
 	return err
 }
 
+// GiveBack ends every lease the store holds, as Close does, and leaves the
+// store open: for a caller that keeps one Store for several crawls, when
+// one of them stops.
+func (s *Store) GiveBack() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.giveBack(ctx)
+}
+
 // giveBack ends every lease the store holds, without settling anything.
 func (s *Store) giveBack(ctx context.Context) error {
 	s.mu.Lock()
