@@ -30,7 +30,8 @@ type pagePrint struct {
 	nOut    int    // how many such links
 	outTmpl uint64 // links to URLs of another template than the page's own
 	sketch  linkSketch
-	outs    []uint64 // the hashes of the links that outPath sums, for widerOf; not kept
+	outs    []uint64 // the hashes of the links that outPath sums, for listVariant; not kept
+	pager   uint64   // the links to the page's later pages (numbers added to its own URL), the page's own parameters left out, in any order
 }
 
 // sketchSize is how many hashes a linkSketch keeps.
@@ -81,6 +82,32 @@ func pagerLink(ownPath, linkPath string) bool {
 		return false
 	}
 	return hasDigit(rest[strings.LastIndexByte(rest, '/')+1:])
+}
+
+// laterPage returns, for a link k to the page's own path (ownPath, with
+// the parameters ownQuery), the parameters it adds if they all have
+// numbers for values, none 0 or 1 ("page=2"): a link to a later page of
+// the list. It returns "" otherwise.
+func laterPage(ownPath, ownQuery, k string) string {
+	lp, lq, _ := strings.Cut(urlspace.KeyRequestURI(k), "?")
+	if lp != ownPath || lq == "" {
+		return ""
+	}
+	var added string
+	for part := range strings.SplitSeq(lq, "&") {
+		if hasParam(ownQuery, part) {
+			continue
+		}
+		_, v, _ := strings.Cut(part, "=")
+		if !numeric(v) || urlspace.FirstValue(v) {
+			return ""
+		}
+		if added != "" {
+			added += "&"
+		}
+		added += part
+	}
+	return added
 }
 
 func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
@@ -142,6 +169,7 @@ type dupIndex struct {
 type listEntry struct {
 	url    string
 	nOut   int
+	pager  uint64
 	sketch linkSketch
 }
 
@@ -184,14 +212,14 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	// whose path its own extends (a filter most items pass).
 	if p.nOut >= 5 {
 		d.mu.Lock()
-		of, ok := d.widerOf(hk, p)
-		if !ok {
-			d.lists.Put(hk^hashString(p.key), listEntry{url: own, nOut: p.nOut, sketch: p.sketch})
+		of, kind := d.listVariant(hk, p)
+		if kind == "" {
+			d.lists.Put(hk^hashString(p.key), listEntry{url: own, nOut: p.nOut, pager: p.pager, sketch: p.sketch})
 		}
 		d.mu.Unlock()
-		if ok {
+		if kind != "" {
 			_, template := pathTemplate(of, keyOf)
-			return urlspace.Dup{Kind: urlspace.DupWider, Of: of, OfTemplate: template}, p.bag
+			return urlspace.Dup{Kind: kind, Of: of, OfTemplate: template}, p.bag
 		}
 	}
 	// Nearly the text of a page whose path this one's extends: a relative
@@ -262,32 +290,65 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	return urlspace.Dup{}, p.bag
 }
 
-// widerOf returns the URL of a page fetched before whose key is p's
-// without one of its parameters and whose links elsewhere p holds, with
-// more besides: p is the same list shown wider. A parameter whose value
-// is a number must be a page size, not a page number: at least a quarter
-// of the links p adds (a list of 24 shown 48 adds 24 items, each with a
-// link or two; the list's page 2, were it to repeat page 1, would add as
-// many for the number 2). d.mu is held.
-func (d *dupIndex) widerOf(hk uint64, p *pagePrint) (string, bool) {
+// listVariant returns the URL of a list fetched before that p shows
+// another way, and how (a urlspace.Dup kind), or "" for none. The list's
+// key is p's without one or two of its parameters, and either
+//
+//   - p holds all of the list's links elsewhere and more: the list shown
+//     wider (DupWider; one parameter). A parameter whose value is a
+//     number must be a page size, not a page number: at least a quarter
+//     of the links p adds (a list of 24 shown 48 adds 24 items, each with
+//     a link or two; a list's page 2, were it to hold page 1, would add
+//     as many for the number 2);
+//   - or p has as many links elsewhere as the list (give or take an item
+//     that a sidebar links too), and the same later pages: the same list
+//     in another order (DupResorted; parameters with words for values, a
+//     sort order and its direction). A filter leaves fewer items, and so
+//     fewer pages.
+//
+// d.mu is held.
+func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 	path, query, ok := strings.Cut(p.key, "?")
 	if !ok {
-		return "", false
+		return "", ""
 	}
 	parts := strings.Split(query, "&")
 	if len(parts) > 8 {
-		return "", false
+		return "", ""
 	}
 	sorted := false
-	for i, part := range parts {
-		kept := slices.Delete(slices.Clone(parts), i, i+1)
+	lookup := func(skip ...int) (listEntry, bool) {
 		base := path
-		if len(kept) > 0 {
-			base += "?" + strings.Join(kept, "&")
+		sep := "?"
+		for i, part := range parts {
+			if !slices.Contains(skip, i) {
+				base += sep + part
+				sep = "&"
+			}
 		}
-		e, ok := d.lists.Get(hk ^ hashString(base))
+		return d.lists.Get(hk ^ hashString(base))
+	}
+	resorted := func(e listEntry, removed ...string) bool {
+		if d := p.nOut - e.nOut; e.pager == 0 || e.pager != p.pager || max(d, -d) > 2+e.nOut/20 {
+			return false
+		}
+		for _, part := range removed {
+			if _, v, _ := strings.Cut(part, "="); !hasLetter(v) {
+				return false
+			}
+		}
+		return true
+	}
+	for i, part := range parts {
+		e, ok := lookup(i)
+		if !ok {
+			continue
+		}
+		if resorted(e, part) {
+			return e.url, urlspace.DupResorted
+		}
 		added := p.nOut - e.nOut
-		if !ok || added < minSketchChecks {
+		if added < minSketchChecks {
 			continue
 		}
 		if !sorted {
@@ -302,9 +363,26 @@ func (d *dupIndex) widerOf(hk uint64, p *pagePrint) (string, bool) {
 				continue
 			}
 		}
-		return e.url, true
+		return e.url, urlspace.DupWider
 	}
-	return "", false
+	for i := range parts {
+		for j := i + 1; j < len(parts); j++ {
+			if e, ok := lookup(i, j); ok && resorted(e, parts[i], parts[j]) {
+				return e.url, urlspace.DupResorted
+			}
+		}
+	}
+	return "", ""
+}
+
+// hasLetter reports whether s holds an ASCII letter.
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isLetter(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // numeric reports whether v is a run of decimal digits.
@@ -416,10 +494,14 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 			p.outPath += h
 			order = simhash.Mix(order ^ h)
 			p.nOut++
-			if !pagerLink(p.path, keyPath(k)) {
+			if pagerLink(p.path, keyPath(k)) {
+				p.pager += h
+			} else {
 				p.sketch.add(h)
 			}
 			p.outs = append(p.outs, h)
+		} else if later := laterPage(p.path, ownQuery, k); later != "" {
+			p.pager += simhash.Mix(hashString(later))
 		}
 		if tmpl != p.template {
 			p.outTmpl += h

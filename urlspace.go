@@ -213,6 +213,7 @@ var dupKindText = map[string][2]string{
 	urlspace.DupChain:     {"near-identical to another page of the pattern, numbers and dates aside (a calendar or a counter)", "near-identical to other pages of the pattern, numbers and dates aside (a calendar or a counter)"},
 	urlspace.DupEndless:   {"like the page whose path it extends (an endless path)", "like the page whose path theirs extends (an endless path)"},
 	urlspace.DupRedirect:  {"a redirect to a page already known", "redirects to pages already known"},
+	urlspace.DupResorted:  {"the list of another page in another order, over as many pages (a sort order)", "the lists of other pages in another order, over as many pages (a sort order)"},
 	urlspace.DupWider:     {"listing every link of the page without one of its parameters, and more (a larger page size)", "listing every link of the page without one of their parameters, and more (a larger page size)"},
 	urlspace.DupView:      {"with the main text of another page in other chrome (a print, AMP or highlighted view)", "with the main text of other pages in other chrome (print, AMP or highlighted views)"},
 }
@@ -567,15 +568,15 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if dup.Kind != "" {
 		c.cfg.Logger.Debug("duplicate page", "url", res.URL.String(), "kind", dup.Kind, "of", dup.Of)
 		c.stats.update(func(s *Summary) { s.DuplicatePages++ })
-		if dup.Kind != urlspace.DupView && dup.Kind != urlspace.DupWider {
+		if dup.Kind != urlspace.DupView && dup.Kind != urlspace.DupWider && dup.Kind != urlspace.DupResorted {
 			return fmt.Sprintf("bag:%016x", bag), false
 		}
 		// A view's links are followed: those of the page it repeats are
 		// known already, and a page judged a view by its main text alone
 		// (a module's index that quotes its first chapter) may be the
-		// only way to what it links. A wider list's links beyond its
-		// narrower page's are on that list's next pages, which may not
-		// have been found yet.
+		// only way to what it links. A wider or resorted list's links
+		// beyond its plain page's are on that list's later pages, which
+		// may not have been found yet.
 	}
 	chain := pp.chain()
 	for i := range links {

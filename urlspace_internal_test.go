@@ -551,3 +551,62 @@ func TestDupIndexWiderPager(t *testing.T) {
 		}
 	}
 }
+
+// TestDupIndexResorted: a list in another order has as many links and
+// the same later pages as the list; a filter has fewer pages, and a page
+// number is not an order.
+func TestDupIndexResorted(t *testing.T) {
+	const origin = "http://a.test"
+	key := func(l *url.URL) string { return l.String() }
+	for _, pathPager := range []bool{false, true} {
+		list := func(path string, pages, first int) (*url.URL, *pagePrint) {
+			u, _ := url.Parse(origin + path)
+			p, q, _ := strings.Cut(path, "?")
+			var links []*url.URL
+			for _, s := range []string{"/", "/about", "/sport/", "/news/?sort=popular"} {
+				l, _ := url.Parse(origin + s)
+				links = append(links, l)
+			}
+			for n := 2; n <= pages; n++ {
+				s := fmt.Sprintf("%s%s?page=%d", origin, p, n)
+				if pathPager {
+					s = fmt.Sprintf("%s%spage/%d/", origin, p, n)
+				}
+				if q != "" {
+					s += map[bool]string{false: "&", true: "?"}[pathPager] + q
+				}
+				l, _ := url.Parse(s)
+				links = append(links, l)
+			}
+			for n := first; n < first+30; n++ {
+				l, _ := url.Parse(fmt.Sprintf("%s/a/%d-story", origin, n))
+				links = append(links, l)
+			}
+			return u, printPage(u, printText([]byte(fmt.Sprintf("stories from %d", first))), links, nil, key)
+		}
+		d := newDupIndex()
+		classify := func(path string, pages, first int) string {
+			u, p := list(path, pages, first)
+			dup, _ := d.classify(origin, u, p, 0, nil, key)
+			return dup.Kind
+		}
+		if k := classify("/news/", 10, 1); k != "" {
+			t.Fatalf("path pager %v: the list is a %s", pathPager, k)
+		}
+		for _, c := range []struct {
+			path         string
+			pages, first int
+			want         string
+		}{
+			{"/news/?cat=local", 4, 500, ""},
+			{"/news/?sort=popular", 10, 200, urlspace.DupResorted},
+			{"/news/?dir=up&sortby=views", 10, 300, urlspace.DupResorted},
+			{"/news/?o=2", 10, 400, ""},
+			{"/news/?sort=oldest", 10, 1, urlspace.DupResorted},
+		} {
+			if k := classify(c.path, c.pages, c.first); k != c.want {
+				t.Errorf("path pager %v: %s: %q, want %q", pathPager, c.path, k, c.want)
+			}
+		}
+	}
+}

@@ -29,6 +29,10 @@ const (
 	DupView = "view"
 	// DupRedirect: a redirect to a URL the crawl knew already.
 	DupRedirect = "redirect"
+	// DupResorted: as many links elsewhere as the page its URL gives
+	// without one or two of its parameters, and the same later pages: the
+	// same list in another order, spread over as many pages.
+	DupResorted = "resorted"
 	// DupWider: every link of the page its URL gives without one of its
 	// parameters, and more (a list shown 48 or 96 to a page): a larger
 	// view of a list whose default pages list the same items.
@@ -274,7 +278,7 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 		if h.rewrites != nil {
 			h.noteRewrite(u, nil, "")
 		}
-	case DupView, DupCopy, DupRedirect, DupReordered, DupWider:
+	case DupView, DupCopy, DupRedirect, DupReordered, DupResorted, DupWider:
 		if of != nil {
 			h.noteRewrite(u, of, dup.Kind)
 		}

@@ -234,7 +234,7 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 	if !ok && kind != DupRedirect && kind != DupWider {
 		r, ok = rewriteOf(u, of, false)
 	}
-	if !ok || r.kind != 'q' && (kind == DupCopy || kind == DupReordered) {
+	if !ok || r.kind != 'q' && (kind == DupCopy || kind == DupReordered || kind == DupResorted) {
 		// A path rewrite is learned from views and redirects only: two
 		// pages of the same text in the same chrome under paths that
 		// differ by a prefix are as often a site's soft "not found"
