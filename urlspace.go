@@ -73,8 +73,8 @@ func (s *space) noteNofollow(origin string, n int) {
 // maxNearEntries bounds the near-duplicate index: the fingerprints of the
 // last 65,536 HTML pages fetched, the oldest forgotten first. At about 130
 // bytes an entry (fingerprint, chain links, "origin URL") it holds at most
-// some 8.5 MB; a million, as before, let a long crawl's memory grow by up
-// to 130 MB (issue #18: memory flat in the number of pages).
+// some 8.5 MB, whatever the length of the crawl: memory stays flat in the
+// number of pages.
 const maxNearEntries = 1 << 16
 
 func newSpace() *space {

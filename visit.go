@@ -390,7 +390,7 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 		})
 	}
 	// The first on this goroutine, whose stack has grown already: a new
-	// one's grows again on every page (copying it was 2 % of a crawl),
+	// one's grows again on every page (a copy of the stack each time),
 	// hence the helpers for the others.
 	res, o, err := c.fetchPage(ctx, jobs[0].item, jobs[0].u)
 	out[0] = fetched{res, o, err}
@@ -429,7 +429,7 @@ func (c *Crawler) visitMany(ctx context.Context, t *turn, load *hostload.Load, f
 // earlier turn, whose stack has grown to what fetching a page takes, or
 // else a new one, which stays for later turns until Run's workers are
 // done. A goroutine started for every second request of a turn grew its
-// stack anew each time (1.6 % of a crawl of small pages).
+// stack anew each time, a cost paid on every page.
 func (c *Crawler) runHelper(f func()) {
 	select {
 	case c.helpers <- f:
@@ -498,7 +498,7 @@ var verifyShortcuts bool
 // history is written only by the release that settles its URL, in the
 // same batch, and a settled URL comes back only as a revisit (Recrawl).
 // Its read is skipped: a search of the store's memtable for a key that is
-// not there, 3 % of a crawl's CPU (issue #18). Retries, redirect targets,
+// not there, on every page. Retries, redirect targets,
 // URLs kept as they are and sitemaps are read as before.
 func (c *Crawler) history(ctx context.Context, item *frontier.Item, canonical string) (*frontier.History, error) {
 	if item.Recrawl || item.Attempts > 0 || item.Hops > 0 || item.AsIs || item.Kind != "" {
@@ -527,7 +527,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 	}
 	// Without an OnPage callback (which may keep the body), the page's
 	// bodies go back to the fetcher's pool once the page is done with:
-	// they were a quarter of what a crawl allocated.
+	// they were much of what a crawl allocated.
 	pooled := c.cfg.OnPage == nil
 	req := fetch.Request{URL: u, AllTypes: item.Kind == kindSitemap, Pooled: pooled}
 	origin := urlnorm.HostKey(u)
@@ -787,8 +787,8 @@ func (c *Crawler) noteLoad(host string, load *hostload.Load) {
 //
 // It also returns the page's links as found (found), for the URL-space
 // learners, and, for a complete HTML page, its visible text, read in the
-// same pass as the links (judgePage wants it; a second reading of every
-// page was a quarter of the crawl's CPU).
+// same pass as the links (judgePage wants it, and reading every page
+// twice cost much of the crawl's CPU).
 //
 // keys holds beside each of found the key it was queued under, "" for
 // those not queued (printPage). A link this crawl had queued before is
@@ -996,7 +996,7 @@ type pageText struct {
 
 // textBufs lends the memory a page's text is read into: the visit is done
 // with the text (judgePage) before it ends, and a new slice for every
-// page was a sixth of the bytes a crawl allocated.
+// page was much of what a crawl allocated.
 var textBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // release gives the text's memory back to textBufs, unless it is a huge

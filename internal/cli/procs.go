@@ -18,10 +18,9 @@ var TuneProcs bool
 // in flight, and its goroutines mostly wait for answers. With a second P,
 // each goroutine that blocks sends the runtime looking for work there:
 // threads spin, sleep and are woken, and a page's bytes cross between
-// processors' caches. On one host (Debian's rust-doc or python3-doc behind
-// nginx, issue #18) one P took 0.84-0.91x the CPU of two in the same wall
-// time. Two hosts at once are another matter: one P took 1.3-1.45x the
-// wall time and more CPU. So the tuner starts on one P (a crawl begins with
+// processors' caches. On one host one P takes less CPU than two in the
+// same wall time; two hosts at once are another matter, where one P takes
+// longer and more CPU (BENCHMARKS.md). So the tuner starts on one P (a crawl begins with
 // its seeds' robots.txt, and many of one host), goes to every P as soon as
 // two hosts are in turn, and back to one only after a second of one host
 // or none.
