@@ -32,6 +32,22 @@ type pagePrint struct {
 	sketch  linkSketch
 	outs    []uint64 // the hashes of the links that outPath sums, for listVariant; not kept
 	pager   uint64   // the links to the page's later pages (numbers added to its own URL), the page's own parameters left out, in any order
+	bits    linkBits
+}
+
+// linkBits is a small Bloom filter of a page's links elsewhere (the hashes
+// outPath sums): whether a page links nothing that another does not. With
+// a hundred links, a link not among them is taken for one of them about
+// one time in ten.
+type linkBits [8]uint64
+
+func (b *linkBits) add(h uint64) {
+	b[h>>58&7] |= 1 << (h >> 52 & 63)
+	b[h>>46&7] |= 1 << (h >> 40 & 63)
+}
+
+func (b *linkBits) has(h uint64) bool {
+	return b[h>>58&7]&(1<<(h>>52&63)) != 0 && b[h>>46&7]&(1<<(h>>40&63)) != 0
 }
 
 // sketchSize is how many hashes a linkSketch keeps.
@@ -171,6 +187,7 @@ type listEntry struct {
 	nOut   int
 	pager  uint64
 	sketch linkSketch
+	bits   linkBits
 }
 
 // maxListEntries bounds dupIndex.lists: some 4 MB full.
@@ -214,7 +231,7 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 		d.mu.Lock()
 		of, kind := d.listVariant(hk, p)
 		if kind == "" {
-			d.lists.Put(hk^hashString(p.key), listEntry{url: own, nOut: p.nOut, pager: p.pager, sketch: p.sketch})
+			d.lists.Put(hk^hashString(p.key), listEntry{url: own, nOut: p.nOut, pager: p.pager, sketch: p.sketch, bits: p.bits})
 		}
 		d.mu.Unlock()
 		if kind != "" {
@@ -300,6 +317,12 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 //     of the links p adds (a list of 24 shown 48 adds 24 items, each with
 //     a link or two; a list's page 2, were it to hold page 1, would add
 //     as many for the number 2);
+//   - or p links elsewhere only to what the list does, and to less or to
+//     fewer later pages, the list having later pages: a part of the
+//     list's first page, the list narrowed to its newest items (DupNarrower; one parameter,
+//     ?st=7 for the last week's topics). A filter of a list of several
+//     pages shows items of its later pages, and a list's later page other
+//     items than its first;
 //   - or p has as many links elsewhere as the list (give or take an item
 //     that a sidebar links too), and the same later pages: the same list
 //     in another order (DupResorted; parameters with words for values, a
@@ -339,6 +362,17 @@ func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 		}
 		return true
 	}
+	narrower := func(e listEntry) bool {
+		if e.pager == 0 || p.nOut > e.nOut || p.nOut == e.nOut && p.pager == e.pager {
+			return false
+		}
+		for _, h := range p.outs {
+			if !e.bits.has(h) {
+				return false
+			}
+		}
+		return true
+	}
 	for i, part := range parts {
 		e, ok := lookup(i)
 		if !ok {
@@ -346,6 +380,9 @@ func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 		}
 		if resorted(e, part) {
 			return e.url, urlspace.DupResorted
+		}
+		if narrower(e) {
+			return e.url, urlspace.DupNarrower
 		}
 		added := p.nOut - e.nOut
 		if added < minSketchChecks {
@@ -500,6 +537,7 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 				p.sketch.add(h)
 			}
 			p.outs = append(p.outs, h)
+			p.bits.add(h)
 		} else if later := laterPage(p.path, ownQuery, k); later != "" {
 			p.pager += simhash.Mix(hashString(later))
 		}

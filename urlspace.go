@@ -214,6 +214,7 @@ var dupKindText = map[string][2]string{
 	urlspace.DupEndless:   {"like the page whose path it extends (an endless path)", "like the page whose path theirs extends (an endless path)"},
 	urlspace.DupRedirect:  {"a redirect to a page already known", "redirects to pages already known"},
 	urlspace.DupResorted:  {"the list of another page in another order, over as many pages (a sort order)", "the lists of other pages in another order, over as many pages (a sort order)"},
+	urlspace.DupNarrower:  {"linking to a part of what the page without one of its parameters links to (the newest items of a list)", "linking to a part of what the page without one of their parameters links to (the newest items of a list)"},
 	urlspace.DupWider:     {"listing every link of the page without one of its parameters, and more (a larger page size)", "listing every link of the page without one of their parameters, and more (a larger page size)"},
 	urlspace.DupView:      {"with the main text of another page in other chrome (a print, AMP or highlighted view)", "with the main text of other pages in other chrome (print, AMP or highlighted views)"},
 }
@@ -568,7 +569,9 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if dup.Kind != "" {
 		c.cfg.Logger.Debug("duplicate page", "url", res.URL.String(), "kind", dup.Kind, "of", dup.Of)
 		c.stats.update(func(s *Summary) { s.DuplicatePages++ })
-		if dup.Kind != urlspace.DupView && dup.Kind != urlspace.DupWider && dup.Kind != urlspace.DupResorted {
+		switch dup.Kind {
+		case urlspace.DupView, urlspace.DupWider, urlspace.DupResorted, urlspace.DupNarrower:
+		default:
 			return fmt.Sprintf("bag:%016x", bag), false
 		}
 		// A view's links are followed: those of the page it repeats are

@@ -559,7 +559,11 @@ func TestDupIndexResorted(t *testing.T) {
 	const origin = "http://a.test"
 	key := func(l *url.URL) string { return l.String() }
 	for _, pathPager := range []bool{false, true} {
-		list := func(path string, pages, first int) (*url.URL, *pagePrint) {
+		list := func(path string, pages, first int, count ...int) (*url.URL, *pagePrint) {
+			items := 30
+			if len(count) > 0 {
+				items = count[0]
+			}
 			u, _ := url.Parse(origin + path)
 			p, q, _ := strings.Cut(path, "?")
 			var links []*url.URL
@@ -578,15 +582,15 @@ func TestDupIndexResorted(t *testing.T) {
 				l, _ := url.Parse(s)
 				links = append(links, l)
 			}
-			for n := first; n < first+30; n++ {
+			for n := first; n < first+items; n++ {
 				l, _ := url.Parse(fmt.Sprintf("%s/a/%d-story", origin, n))
 				links = append(links, l)
 			}
 			return u, printPage(u, printText([]byte(fmt.Sprintf("stories from %d", first))), links, nil, key)
 		}
 		d := newDupIndex()
-		classify := func(path string, pages, first int) string {
-			u, p := list(path, pages, first)
+		classify := func(path string, pages, first int, count ...int) string {
+			u, p := list(path, pages, first, count...)
 			dup, _ := d.classify(origin, u, p, 0, nil, key)
 			return dup.Kind
 		}
@@ -607,6 +611,29 @@ func TestDupIndexResorted(t *testing.T) {
 			if k := classify(c.path, c.pages, c.first); k != c.want {
 				t.Errorf("path pager %v: %s: %q, want %q", pathPager, c.path, k, c.want)
 			}
+		}
+		// The list narrowed to its newest items; not a later page with
+		// few items, nor a search with other items, nor a part of a list
+		// of one page (a filter of a short list).
+		for _, c := range []struct {
+			path                string
+			pages, first, count int
+			want                string
+		}{
+			{"/news/?days=7", 1, 1, 8, urlspace.DupNarrower},
+			{"/news/?days=30", 2, 1, 30, urlspace.DupNarrower}, // a full first page, fewer pages
+			{"/news/?start=270", 1, 271, 5, ""},
+			{"/news/?q=storm", 1, 900, 4, ""},
+		} {
+			if k := classify(c.path, c.pages, c.first, c.count); k != c.want {
+				t.Errorf("path pager %v: %s: %q, want %q", pathPager, c.path, k, c.want)
+			}
+		}
+		if k := classify("/short/", 1, 1, 12); k != "" {
+			t.Fatalf("the short list is a %s", k)
+		}
+		if k := classify("/short/?color=red", 1, 3, 4); k != "" {
+			t.Errorf("a filter of a list of one page: %q, want new", k)
 		}
 	}
 }

@@ -33,6 +33,11 @@ const (
 	// without one or two of its parameters, and the same later pages: the
 	// same list in another order, spread over as many pages.
 	DupResorted = "resorted"
+	// DupNarrower: links to nothing but what the page its URL gives
+	// without one of its parameters links to, and to less, that page
+	// having later pages: the list narrowed to its newest items (topics of
+	// the last week).
+	DupNarrower = "narrower"
 	// DupWider: every link of the page its URL gives without one of its
 	// parameters, and more (a list shown 48 or 96 to a page): a larger
 	// view of a list whose default pages list the same items.
@@ -278,7 +283,7 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 		if h.rewrites != nil {
 			h.noteRewrite(u, nil, "")
 		}
-	case DupView, DupCopy, DupRedirect, DupReordered, DupResorted, DupWider:
+	case DupView, DupCopy, DupRedirect, DupReordered, DupResorted, DupWider, DupNarrower:
 		if of != nil {
 			h.noteRewrite(u, of, dup.Kind)
 		}

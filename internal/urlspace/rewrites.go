@@ -54,10 +54,11 @@ const (
 // host: u's path is of's with a prefix or a suffix of one or two
 // segments without digits (u's parameters all of's), or u is of with
 // parameters added. A parameter added with a number is taken only when
-// the number is the one u's path holds, or when wider says that u was
-// seen to list all of of's links and more: a page size (?show=48), which
-// a page number never does.
-func rewriteOf(of, u *url.URL, wider bool) (rewrite, bool) {
+// the number is the one u's path holds, or when byLinks says that u was
+// seen to list all of of's links and more (a page size, ?show=48) or
+// only some of them (a time window, ?st=7), which a page number never
+// does.
+func rewriteOf(of, u *url.URL, byLinks bool) (rewrite, bool) {
 	if of.Host != u.Host {
 		return rewrite{}, false
 	}
@@ -72,7 +73,7 @@ func rewriteOf(of, u *url.URL, wider bool) (rewrite, bool) {
 			// pair showed (a list of one page showing it for page 2);
 			// the item's own number written again ("/shoe-p77.html" +
 			// "?product_id=77") is the item's.
-			if name, v, _ := strings.Cut(part, "="); numeric(v) && !FirstValue(v) && !wider {
+			if name, v, _ := strings.Cut(part, "="); numeric(v) && !FirstValue(v) && !byLinks {
 				if !numberIn(up, v) {
 					return rewrite{}, false
 				}
@@ -223,7 +224,7 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 		}
 		return
 	}
-	r, ok := rewriteOf(of, u, kind == DupWider)
+	r, ok := rewriteOf(of, u, kind == DupWider || kind == DupNarrower)
 	if !ok && (kind == DupCopy || kind == DupReordered) {
 		// A page size a list shown wider taught (?show=48) gives a copy
 		// of a list too short to fill more than one page.
@@ -231,7 +232,7 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 			r, ok = w, true
 		}
 	}
-	if !ok && kind != DupRedirect && kind != DupWider {
+	if !ok && kind != DupRedirect && kind != DupWider && kind != DupNarrower {
 		r, ok = rewriteOf(u, of, false)
 	}
 	if !ok || r.kind != 'q' && (kind == DupCopy || kind == DupReordered || kind == DupResorted) {
