@@ -379,7 +379,8 @@ type famHost struct {
 	barren map[string]int
 	// barrenSig counts the same by the names of the query parameters of
 	// families whose URLs carry a word parameter ("o&page"): a sort order
-	// barren on two lists.
+	// barren on two lists; and by the word that ends the paths of a
+	// family (actionSig): a page's history barren in two sections.
 	barrenSig map[string]int
 	// search holds, by path, what is known of the site's search: the
 	// action of a search form (formAction), and whether the page at the
@@ -683,7 +684,7 @@ type famStat struct {
 	sec      string // the family's section
 	barren   bool   // counted in famHost.barren
 	numbered bool   // its URLs name pages by number (Numbered): a list's later pages
-	sig      string // the names of its query parameters, when one has words for values ("o&page")
+	sig      string // the names of its query parameters, when one has words for values ("o&page"), or its actionSig
 }
 
 // refineYields returns how many of the family's refinements yielded.
@@ -716,7 +717,8 @@ func (f *Families) noteBarren(h *famHost, s *famStat) {
 // yielded in a section where BarrenAfter others were barren (a list's
 // later pages aside), or whose parameters, one of them with words for
 // values, were those of BarrenAfter barren families elsewhere on the
-// host (a sort order, sorted lists' later pages).
+// host (a sort order, sorted lists' later pages), or whose paths end in
+// the word of BarrenAfter barren families elsewhere (actionSig).
 func (f *Families) free(h *famHost, s *famStat) int {
 	if s.refineYields() > 0 || s.barren {
 		return f.cfg.MinFree
@@ -756,6 +758,32 @@ func NewFamilies(cfg FamilyConfig) *Families {
 	f := &Families{cfg: cfg}
 	f.mu.hosts = newLRU[famHost](cfg.MaxHosts)
 	return f
+}
+
+// actionSig returns, for a family of paths that end in one fixed word
+// after a segment that varies ("/wiki/*/history", "/docs/*/*/raw"), the
+// signature "*/history" that families of that word in other sections
+// share: a wiki's histories, a page's raw text, each in every namespace.
+// It returns "" for other families.
+func actionSig(fam string) string {
+	if strings.ContainsAny(fam, "?;") {
+		return ""
+	}
+	path := strings.TrimSuffix(fam, "/")
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 || !strings.HasSuffix(path[:i], "/*") || strings.Count(path, "/") < 3 {
+		return ""
+	}
+	last := path[i+1:]
+	if last == "" || last == "*" {
+		return ""
+	}
+	for j := 0; j < len(last); j++ {
+		if c := last[j] | 0x20; (c < 'a' || c > 'z') && last[j] != '-' && last[j] != '_' {
+			return ""
+		}
+	}
+	return "*/" + last
 }
 
 // wordParams counts the query parameters of a URL key whose values are
@@ -1149,6 +1177,9 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 		p.stat.numbered = p.stat.numbered || Numbered(key)
 		if p.stat.sig == "" && wordParams(key) > 0 {
 			_, p.stat.sig, _ = strings.Cut(p.Family, "?")
+		}
+		if p.stat.sig == "" {
+			p.stat.sig = actionSig(p.Family)
 		}
 		f.noteBarren(h, p.stat)
 	}

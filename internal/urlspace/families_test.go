@@ -636,3 +636,21 @@ func TestFamiliesResourceParam(t *testing.T) {
 		}
 	}
 }
+
+func TestActionSig(t *testing.T) {
+	for _, c := range []struct{ fam, want string }{
+		{"/wiki/*/history", "*/history"},
+		{"/docs/*/*/raw", "*/raw"},
+		{"/wiki/*/history/", "*/history"},
+		{"/wiki/history", ""},
+		{"/wiki/*/*", ""},
+		{"/std/*/index.html", ""},
+		{"/wiki/*/rev2", ""},
+		{"/wiki/*/history?o", ""},
+		{"/wiki/page/history", ""},
+	} {
+		if got := actionSig(c.fam); got != c.want {
+			t.Errorf("actionSig(%q) = %q, want %q", c.fam, got, c.want)
+		}
+	}
+}
