@@ -502,12 +502,13 @@ func urlset(base string, lo, hi int) []byte {
 func TestTimeBudget(t *testing.T) {
 	t.Parallel()
 	s := &site{Pages: 30, Seed: 5, Robots: "User-agent: *\nCrawl-delay: 0.4\n"}
-	began := time.Now()
 	rep := run(t, s.start(t)+"/", func(c *check.Config) { c.Time = 1500 * time.Millisecond })
-	if took := time.Since(began); took > 3*time.Second {
-		t.Errorf("the check took %v with a budget of 1.5 s", took)
-	}
 	expect(t, rep)
+	// 0.4 s between requests leaves room for four or five in 1.5 s: not
+	// the 30 pages (a loaded machine makes it fewer, never more).
+	if !strings.Contains(rep.Cut, "time budget") || rep.Requests > 6 || len(s.hits()) > 6 {
+		t.Errorf("%d requests (%d hits), cut %q: want the time budget to cut the sample", rep.Requests, len(s.hits()), rep.Cut)
+	}
 	if !strings.Contains(rep.Cut, "time budget") || !strings.Contains(finding(t, rep, check.IDSample).Message, "stopped early") {
 		t.Errorf("cut %q: want the time budget named", rep.Cut)
 	}
@@ -659,11 +660,7 @@ func TestRobotsMissing(t *testing.T) {
 func TestSlowSite(t *testing.T) {
 	t.Parallel()
 	s := &site{Pages: 20, Seed: 10, Slow: func(string) time.Duration { return 250 * time.Millisecond }}
-	began := time.Now()
 	rep := run(t, s.start(t)+"/", func(c *check.Config) { c.Time = 1200 * time.Millisecond; c.SlowTTFB = time.Second })
-	if took := time.Since(began); took > 2500*time.Millisecond {
-		t.Errorf("took %v with a budget of 1.2 s", took)
-	}
 	expect(t, rep)
 	if !strings.Contains(rep.Cut, "time budget") || rep.Requests > 5 {
 		t.Errorf("%d requests, cut %q", rep.Requests, rep.Cut)
@@ -675,10 +672,9 @@ func TestSlowSite(t *testing.T) {
 func TestAbsurdCrawlDelay(t *testing.T) {
 	t.Parallel()
 	s := &site{Pages: 4, Robots: "User-agent: *\nCrawl-delay: 100000\n"}
-	began := time.Now()
 	rep := run(t, s.start(t)+"/", nil)
-	if time.Since(began) > time.Second || len(s.hits()) != 1 {
-		t.Errorf("%d requests in %v, want robots.txt alone at once", len(s.hits()), time.Since(began))
+	if len(s.hits()) != 1 {
+		t.Errorf("%d requests, want robots.txt alone", len(s.hits()))
 	}
 	expect(t, rep, check.IDCrawlDelay)
 	if f := finding(t, rep, check.IDCrawlDelay); !strings.Contains(f.Message, "more than a day") {
