@@ -190,7 +190,8 @@ type listEntry struct {
 	bits   linkBits
 }
 
-// maxListEntries bounds dupIndex.lists: some 4 MB full.
+// maxListEntries bounds dupIndex.lists: some 10 MB full (about 300 bytes
+// an entry with its URL and the map's slack).
 const maxListEntries = 1 << 15
 
 // The entries keep the URL only; its path and template are worked out again
