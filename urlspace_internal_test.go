@@ -174,6 +174,9 @@ func TestDupIndexBounded(t *testing.T) {
 	if len(d.bags) > 10 || len(d.orders) > 10 || len(d.chains) > 10 {
 		t.Errorf("maps hold %d, %d, %d entries, want at most 10 each", len(d.bags), len(d.orders), len(d.chains))
 	}
+	if d.lists.Len() > maxListEntries {
+		t.Errorf("lists hold %d entries, want at most %d", d.lists.Len(), maxListEntries)
+	}
 	u, p := page(3)
 	u.Path += "-again"
 	if dup, _ := d.classify("http://a.test", u, p, 0, nil, key); dup.Kind != urlspace.DupCopy {
@@ -635,5 +638,38 @@ func TestDupIndexResorted(t *testing.T) {
 		if k := classify("/short/?color=red", 1, 3, 4); k != "" {
 			t.Errorf("a filter of a list of one page: %q, want new", k)
 		}
+	}
+}
+
+// TestDupIndexListsBounded: the lists remembered for wider, resorted and
+// narrowed views are the latest ones, up to the bound; a view of a list
+// forgotten is missed, never invented.
+func TestDupIndexListsBounded(t *testing.T) {
+	d := newDupIndex()
+	d.lists = urlspace.NewFIFOMap[uint64, listEntry](10)
+	key := func(l *url.URL) string { return l.String() }
+	page := func(path string, items int) (*url.URL, *pagePrint) {
+		u, _ := url.Parse("http://a.test" + path)
+		var links []*url.URL
+		for i := range items {
+			l, _ := url.Parse(fmt.Sprintf("http://a.test/item/%s-%d", strings.Trim(strings.Split(path, "?")[0], "/"), i))
+			links = append(links, l)
+		}
+		return u, printPage(u, printText([]byte(path)), links, nil, key)
+	}
+	for n := range 30 {
+		u, p := page(fmt.Sprintf("/l%d/", n), 20)
+		d.classify("http://a.test", u, p, 0, nil, key)
+	}
+	if d.lists.Len() != 10 {
+		t.Fatalf("lists hold %d entries, want 10", d.lists.Len())
+	}
+	u, p := page("/l29/?show=40", 40)
+	if dup, _ := d.classify("http://a.test", u, p, 0, nil, key); dup.Kind != urlspace.DupWider {
+		t.Errorf("a wider view of a list remembered: %q, want wider", dup.Kind)
+	}
+	u, p = page("/l0/?show=40", 40)
+	if dup, _ := d.classify("http://a.test", u, p, 0, nil, key); dup.Kind != "" {
+		t.Errorf("a wider view of a list forgotten: %q, want new", dup.Kind)
 	}
 }
