@@ -2,6 +2,7 @@ package gentlecrawl
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,6 +38,19 @@ type Config struct {
 	// From is sent as the From header when non-empty: a way for a site
 	// owner to reach whoever runs the crawl.
 	From string
+	// SignKey, when set, signs every request of the crawl, robots.txt and
+	// sitemaps included, with HTTP Message Signatures (RFC 9421) in the
+	// Web Bot Auth profile, so that a site can verify the crawler by its
+	// key rather than by its address: an ed25519.PrivateKey, or any
+	// crypto.Signer whose public key is an ed25519.PublicKey.
+	// SignatureAgent is then required: the https:// origin
+	// ("https://crawler.example.org") that publishes the public key at
+	// /.well-known/http-message-signatures-directory (gentlecrawl keygen
+	// writes that file). Each request, each redirect hop, gets its own
+	// signature for its own host, valid for a minute; User-Agent and From
+	// stay as they are. Default nil: nothing is signed.
+	SignKey        crypto.Signer
+	SignatureAgent string
 
 	// Delay is the minimum gap between the end of one request to a host and
 	// the start of the next. Default 1s.
@@ -459,6 +473,9 @@ func (c Config) withDefaults() (Config, []*url.URL, error) {
 	if err := fc.CheckTargets(); err != nil {
 		return c, nil, err
 	}
+	if err := fc.CheckSigning(); err != nil {
+		return c, nil, err
+	}
 	if !c.AllowPrivateNetworks {
 		for _, u := range seeds {
 			if isPrivateName(u.Hostname()) {
@@ -473,6 +490,8 @@ func (c Config) fetchConfig() (fetch.Config, error) {
 	fc := fetch.Config{
 		UserAgent:            c.UserAgent,
 		From:                 c.From,
+		SignKey:              c.SignKey,
+		SignatureAgent:       c.SignatureAgent,
 		MaxBodySize:          c.MaxBodySize,
 		Timeout:              c.Timeout,
 		AllowPrivateNetworks: c.AllowPrivateNetworks,

@@ -19,14 +19,14 @@ const module = "github.com/gentlecrawl/gentlecrawl"
 var layering = map[string][]string{
 	"cmd/gentlecrawl":   {"internal/cli", "internal/gctune", "internal/rawio"},
 	"cmd/simweb":        {"internal/simweb"},
-	"internal/cli":      {"", "internal/hook", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check"},
+	"internal/cli":      {"", "internal/hook", "internal/hostload", "internal/simweb", "robots", "internal/fetch", "internal/report", "internal/export", "internal/check", "site", "internal/httpsig"},
 	"":                  {"robots", "urlnorm", "extract", "warc", "internal/fetch", "internal/hostload", "internal/frontier", "internal/frontier/postgres", "internal/urlspace", "internal/simhash", "internal/revisit", "internal/reqlog", "internal/metrics", "internal/hook"},
 	"robots":            {},
 	"urlnorm":           {},
 	"extract":           {"urlnorm"},
 	"warc":              {},
-	"site":              {},
-	"internal/fetch":    {"internal/inflate", "internal/rawio"},
+	"site":              {"internal/httpsig"},
+	"internal/fetch":    {"internal/inflate", "internal/rawio", "internal/httpsig"},
 	"internal/hostload": {"robots"},
 	"internal/frontier": {"urlnorm", "internal/hostload"},
 	// The conformance suite every frontier backend runs.
@@ -64,6 +64,12 @@ var layering = map[string][]string{
 	"internal/cmstest": {"internal/apachetest"},
 	// A real HTTP proxy (Debian's tinyproxy) for tests; see testOnly.
 	"internal/proxytest": {},
+	// HTTP Message Signatures in the Web Bot Auth profile, shared by the
+	// signing client (internal/fetch) and the verifying server (site).
+	"internal/httpsig": {},
+	// npm's web-bot-auth run with node, for the signed requests' tests;
+	// see testOnly.
+	"internal/botauthtest": {},
 	// An example server built on site, for site owners (a program, not a
 	// package: nothing imports it).
 	"examples/siteserver": {"site"},
@@ -73,13 +79,14 @@ var layering = map[string][]string{
 // bench module and other testOnly packages may import them, the code of a
 // package never (whatever layering says).
 var testOnly = map[string]bool{
-	"internal/nginxtest":  true,
-	"internal/apachetest": true,
-	"internal/warccheck":  true,
-	"internal/pgtest":     true,
-	"internal/gensite":    true,
-	"internal/cmstest":    true,
-	"internal/proxytest":  true,
+	"internal/nginxtest":   true,
+	"internal/apachetest":  true,
+	"internal/warccheck":   true,
+	"internal/pgtest":      true,
+	"internal/gensite":     true,
+	"internal/cmstest":     true,
+	"internal/proxytest":   true,
+	"internal/botauthtest": true,
 }
 
 // pure packages parse and decide; they never touch the network.

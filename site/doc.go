@@ -1,5 +1,5 @@
 // Package site helps the owner of a Go web site answer crawlers well: it
-// is the server's side of what gentlecrawl does as a client. It has three
+// is the server's side of what gentlecrawl does as a client. It has four
 // parts, each usable alone.
 //
 // # Conditional GET
@@ -35,6 +35,33 @@
 // cached, failed lookups only briefly, so a DNS outage does not make a
 // real crawler look like a fake for long. Tests give the Verifier a fake
 // [Resolver].
+//
+// # Signed requests
+//
+// A crawler run from a cloud address has no DNS name to verify it by. It
+// can sign its requests instead: HTTP Message Signatures (RFC 9421) in the
+// Web Bot Auth profile (draft-meunier-web-bot-auth-architecture), with an
+// Ed25519 key whose public half its operator publishes at
+// https://AGENT/.well-known/http-message-signatures-directory, the origin
+// named in the request's Signature-Agent field. gentlecrawl signs with
+// --sign-key. [BotAuth] checks such a signature — tag, algorithm, clock,
+// nonce, covered components, the key fetched politely from the agent's
+// directory — together with Verifier's check of a known crawler's name,
+// and gives one verdict: [VerifiedBySignature], [VerifiedByDNS],
+// [Unverified] or [Spoofed]. [BotAuth.Handler] puts it in the request's
+// context ([IdentityFrom]); [BotAuth.Verify] takes a [Message] for servers
+// not built on net/http.
+//
+//	auth := &site.BotAuth{}
+//	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+//		id, _ := site.IdentityFrom(r.Context())
+//		if id.Verdict == site.Spoofed {
+//			http.Error(w, "", http.StatusForbidden)
+//			return
+//		}
+//		// id.Agent is the verified signer, "https://crawler.example.org"
+//	})
+//	http.ListenAndServe(":8080", auth.Handler(mux))
 //
 // # Load shedding
 //

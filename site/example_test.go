@@ -162,3 +162,29 @@ func ExampleLoadShedder() {
 	fmt.Println(w.Code, shedder.Stats().Shed)
 	// Output: 200 0
 }
+
+// BotAuth as middleware: each handler reads the verdict on who sent the
+// request.
+func ExampleBotAuth_Handler() {
+	auth := &site.BotAuth{
+		// A tighter window than the drafts' 24 hours: a captured request
+		// can be replayed to this site for no longer.
+		MaxValidity: 10 * time.Minute,
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		id, _ := site.IdentityFrom(r.Context())
+		switch id.Verdict {
+		case site.Spoofed:
+			http.Error(w, "Forbidden", http.StatusForbidden)
+			return
+		case site.VerifiedBySignature:
+			// id.Agent is the signer's origin, "https://crawler.example.org":
+			// known now, trusted only if you choose to.
+		case site.VerifiedByDNS:
+			// id.Claim.Crawler is "Googlebot", "Bingbot", …
+		}
+		fmt.Fprintln(w, "hello")
+	})
+	http.ListenAndServe(":8080", auth.Handler(mux))
+}

@@ -181,14 +181,7 @@ func (v *Verifier) SetRanges(name string, r *IPRanges) {
 
 // VerifyRequest is Verify with r's client address and User-Agent.
 func (v *Verifier) VerifyRequest(r *http.Request) (Result, error) {
-	var ip netip.Addr
-	if v.ClientIP != nil {
-		ip = v.ClientIP(r)
-	} else if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		ip = ap.Addr()
-	} else if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
-		ip = a
-	}
+	ip := v.clientIP(r)
 	if !ip.IsValid() {
 		if c, tok, ok := Claim(r.UserAgent(), v.Crawlers); ok {
 			return Result{Crawler: c.Name, Token: tok}, ErrNoClientIP
@@ -196,6 +189,20 @@ func (v *Verifier) VerifyRequest(r *http.Request) (Result, error) {
 		return Result{}, ErrNoClientIP
 	}
 	return v.Verify(r.Context(), ip, r.UserAgent())
+}
+
+// clientIP is the address of the client that sent r, as ClientIP says.
+func (v *Verifier) clientIP(r *http.Request) netip.Addr {
+	if v.ClientIP != nil {
+		return v.ClientIP(r)
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr()
+	}
+	if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
+		return a
+	}
+	return netip.Addr{}
 }
 
 // Verify checks the claim userAgent makes for ip. A User-Agent that claims

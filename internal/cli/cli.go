@@ -65,6 +65,7 @@ func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newCrawlCmd(stdout, stderr), newDemoCmd(stdout, stderr), newRobotsCmd(stdout, stderr), newExportCmd(stdout, stderr))
 	root.AddCommand(newReportCmd(stdout, stderr))
 	root.AddCommand(newCheckCmd(stdout, stderr))
+	root.AddCommand(newKeygenCmd(stdout, stderr), newVerifyCmd(stdout, stderr))
 	return root
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,8 @@ type crawlFlags struct {
 	job          string
 	agent        string
 	from         string
+	signKey      string
+	sigAgent     string
 	delay        time.Duration
 	maxPages     int
 	maxRate      float64
@@ -98,6 +101,8 @@ All state is kept in --job DIR; running the same command again resumes an unfini
 	fs.StringVar(&f.job, "job", "", "job directory: all state of the crawl; the same DIR again resumes it (required)")
 	fs.StringVar(&f.agent, "user-agent", "gentlecrawl", "product token for robots.txt and the User-Agent header (letters, - and _)")
 	fs.StringVar(&f.from, "from", "", "e-mail address sent in the From header, so site owners can reach you")
+	fs.StringVar(&f.signKey, "sign-key", "", "sign every request with this Ed25519 private key (PEM or JWK; gentlecrawl keygen makes one), so sites can verify the crawler (Web Bot Auth)")
+	fs.StringVar(&f.sigAgent, "signature-agent", "", "with --sign-key: the https:// origin that publishes its public key at /.well-known/http-message-signatures-directory")
 	fs.DurationVar(&f.delay, "delay", time.Second, "minimum gap between requests to one host (0: none; host load alone sets the pace, and a host that stays fast may get two requests at once)")
 	fs.StringVar(&f.crawlDelay, "crawl-delay", "honor", "robots.txt Crawl-delay: honor, ignore, or cap=DUR")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "stop after this many fetches (0: no limit)")
@@ -193,6 +198,19 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 	if err != nil {
 		return gentlecrawl.Config{}, err
 	}
+	var signKey crypto.Signer
+	switch {
+	case f.signKey != "" && f.sigAgent == "":
+		return gentlecrawl.Config{}, errors.New("--sign-key needs --signature-agent: the https:// origin that publishes its public key")
+	case f.signKey == "" && f.sigAgent != "":
+		return gentlecrawl.Config{}, errors.New("--signature-agent needs --sign-key: the private key whose public key it publishes")
+	case f.signKey != "":
+		key, err := readSignKey(f.signKey, stderr)
+		if err != nil {
+			return gentlecrawl.Config{}, err
+		}
+		signKey = key
+	}
 	level := slog.LevelError
 	if f.verbose {
 		level = slog.LevelInfo
@@ -212,6 +230,8 @@ func (f *crawlFlags) toConfig(seeds []string, stderr io.Writer) (gentlecrawl.Con
 		Seeds:                seeds,
 		Agent:                f.agent,
 		From:                 f.from,
+		SignKey:              signKey,
+		SignatureAgent:       f.sigAgent,
 		Delay:                f.delay,
 		NoDelay:              f.delay == 0,
 		CrawlDelay:           cd,

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"crypto"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/httpsig"
 )
 
 // Defaults used for the zero values of Config fields.
@@ -142,8 +145,50 @@ type Config struct {
 	// Nil: every request goes straight to its server.
 	Proxy *Proxy
 
+	// SignKey, when set, signs every request with HTTP Message Signatures
+	// (RFC 9421) in the Web Bot Auth profile, so that a site can tell the
+	// crawler by its key: an ed25519.PrivateKey, or any crypto.Signer whose
+	// public key is an ed25519.PublicKey. Each exchange (the second of a
+	// 304 refetch too) gets a new signature for its own authority, covering
+	// @authority and Signature-Agent, valid for SignatureValidity (default
+	// one minute), with a random nonce; a request sent again because its
+	// connection failed before any answer (Result.Retried) goes with the
+	// same one. The fields are in Result.RequestRaw like every other.
+	// SignatureAgent is then required:
+	// the https:// origin whose
+	// /.well-known/http-message-signatures-directory publishes the public
+	// key (see package internal/httpsig). Nil: nothing is signed.
+	SignKey           crypto.Signer
+	SignatureAgent    string
+	SignatureValidity time.Duration
+
 	// Logger receives debug records of each exchange. Nil means silent.
 	Logger *slog.Logger
+}
+
+// CheckSigning reports what is wrong with SignKey, SignatureAgent and
+// SignatureValidity, so that a crawl that could not sign is refused before
+// it starts; nil when nothing is to be signed.
+func (cfg Config) CheckSigning() error {
+	_, err := cfg.signer()
+	return err
+}
+
+// signer is the Signer of cfg's signing fields, nil when there is none.
+func (cfg Config) signer() (*httpsig.Signer, error) {
+	switch {
+	case cfg.SignKey == nil && cfg.SignatureAgent == "":
+		return nil, nil
+	case cfg.SignKey == nil:
+		return nil, errors.New("fetch: a Signature-Agent without a signing key (--sign-key)")
+	case cfg.SignatureAgent == "":
+		return nil, errors.New("fetch: a signing key without a Signature-Agent (--signature-agent): the https:// origin that publishes its public key")
+	}
+	s, err := httpsig.NewSigner(cfg.SignKey, cfg.SignatureAgent, cfg.SignatureValidity)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	return s, nil
 }
 
 // withDefaults returns cfg with defaults filled in, or an error naming the

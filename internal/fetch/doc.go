@@ -29,6 +29,10 @@
 //   - It sends User-Agent, From, Accept and Accept-Encoding, and the
 //     validators of a conditional GET (If-None-Match, If-Modified-Since)
 //     exactly as the server gave them. It never sends cookies or a Referer.
+//     Given a key ([Config.SignKey]), it signs every request for its own
+//     authority (HTTP Message Signatures, Web Bot Auth: Signature-Agent,
+//     Signature-Input, Signature), after every other field is set, so that
+//     [Result.RequestRaw] holds the fields as sent.
 //
 //   - It asks for compressed responses and decodes them itself, capping the
 //     decoded size ([Config.MaxBodySize]) and the bytes read from the wire

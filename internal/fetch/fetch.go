@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/httpsig"
 )
 
 var (
@@ -209,6 +211,7 @@ type Client struct {
 	log   *slog.Logger
 	now   func() time.Time
 	stats stats
+	sign  *httpsig.Signer // nil: requests are not signed
 }
 
 // New returns a Client for cfg. It fails when cfg.UserAgent is empty or a
@@ -220,6 +223,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, now: time.Now}
+	if c.sign, err = cfg.signer(); err != nil {
+		return nil, err
+	}
 	c.dns = newDNSCache(cfg.Resolver, cfg.DNSTTL, cfg.DNSNegativeTTL, cfg.DNSCacheSize, cfg.ConnectTimeout, &c.stats)
 	d := &dialer{
 		connectTo:    cfg.ConnectTo,
@@ -341,6 +347,13 @@ func (c *Client) exchange(parent context.Context, req Request, noCache bool) (*R
 	u := req.URL
 	host := hostHeader(u.Host)
 	h := c.header(req, noCache)
+	if c.sign != nil {
+		// Signed for this request's authority, after every other field
+		// is set: what is recorded below is what is sent.
+		if err := c.sign.Sign(h, u.Scheme, host, c.now()); err != nil {
+			return nil, &Error{Op: "get", URL: u.String(), Err: err}
+		}
+	}
 	res := &Result{
 		URL:         u,
 		RequestRaw:  requestRaw(u, host, h),
