@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"io"
 	"os"
 	"os/exec"
@@ -55,7 +56,7 @@ func BenchmarkCrawlSimweb(b *testing.B) {
 			Seeds:                seeds,
 			Delay:                time.Millisecond,
 			Workers:              64,
-			ConnectTo:            connectTo(srv.CatchAll()),
+			ConnectTo:            crawltest.ConnectTo(srv.CatchAll()),
 			AllowPrivateNetworks: true,
 			RobotsRetry:          time.Hour, // the 500 host is deferred, not retried
 		})
@@ -138,7 +139,7 @@ func BenchmarkCrawlEngine(b *testing.B) {
 					Seeds:                seeds,
 					Delay:                time.Millisecond,
 					Workers:              workers,
-					ConnectTo:            connectTo(srv.connectTo...),
+					ConnectTo:            crawltest.ConnectTo(srv.connectTo...),
 					AllowPrivateNetworks: true,
 					RobotsRetry:          time.Hour, // the 500 host is deferred, not retried
 				})

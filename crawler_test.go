@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +19,6 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
-	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )
@@ -74,38 +74,6 @@ func troubleSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 	}
 }
 
-// mustCrawl runs a crawl of cfg until it ends or ctx is done, and returns
-// its summary; a crawl that cannot start or fails ends the test. When the
-// test ends, the job's WARC files are read back (internal/warccheck).
-func mustCrawl(t *testing.T, ctx context.Context, cfg gentlecrawl.Config) *gentlecrawl.Summary {
-	t.Helper()
-	warccheck.AtCleanup(t, cfg.JobDir)
-	c, err := gentlecrawl.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := c.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sum
-}
-
-// connectTo reads --connect-to rules as the command line does
-// (HOST1:PORT1:HOST2:PORT2; "::ADDR" sends every host there), for
-// Config.ConnectTo.
-func connectTo(specs ...string) []gentlecrawl.ConnectTo {
-	var out []gentlecrawl.ConnectTo
-	for _, s := range specs {
-		ct, err := fetch.ParseConnectTo(s)
-		if err != nil {
-			panic(err)
-		}
-		out = append(out, gentlecrawl.ConnectTo(ct))
-	}
-	return out
-}
-
 func closedPort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -125,7 +93,7 @@ func TestCrawlRecordsFailuresAndGoesOn(t *testing.T) {
 		Delay:                20 * time.Millisecond,
 		MaxDepth:             2,
 		MaxAttempts:          1, // TestRetryAfterIsHonoured covers the retries
-		ConnectTo:            connectTo("a.test:80:"+srv.Listener.Addr().String(), "b.test:80:"+closedPort(t)),
+		ConnectTo:            crawltest.ConnectTo("a.test:80:"+srv.Listener.Addr().String(), "b.test:80:"+closedPort(t)),
 		AllowPrivateNetworks: true,
 		RobotsRetry:          time.Hour,
 	})
@@ -191,7 +159,7 @@ func TestCrawlRecordsFailuresAndGoesOn(t *testing.T) {
 
 func TestCrawlResumesAfterInterruption(t *testing.T) {
 	web, srv := e2eWeb(t)
-	want := expectedFetches(t, web, "gentlecrawl")
+	want := crawltest.ExpectedFetches(t, web, "gentlecrawl")
 	cfg := e2eConfig(web, srv, t.TempDir())
 	cfg.Delay = 20 * time.Millisecond
 
@@ -228,7 +196,7 @@ func TestCrawlResumesAfterInterruption(t *testing.T) {
 	got := map[string]int{}
 	twice := 0
 	for _, e := range web.Requests() {
-		if isRobotsPath(e.Path) {
+		if crawltest.IsRobotsPath(e.Path) {
 			continue
 		}
 		key := e.Host + " " + e.Path
@@ -322,7 +290,7 @@ func TestOriginsOfOneHostShareItsPoliteness(t *testing.T) {
 		JobDir: t.TempDir(),
 		Seeds:  []string{"http://a.test/"},
 		Delay:  delay,
-		ConnectTo: connectTo(
+		ConnectTo: crawltest.ConnectTo(
 			"a.test:80:"+s80.Listener.Addr().String(),
 			"a.test:81:"+s81.Listener.Addr().String(),
 		),
@@ -380,11 +348,11 @@ func TestRobotsRedirectToAnotherHost(t *testing.T) {
 	}))
 	defer srv.Close()
 	const delay = 30 * time.Millisecond
-	mustCrawl(t, t.Context(), gentlecrawl.Config{
+	crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://a.test/", "http://b.test/"},
 		Delay:                delay,
-		ConnectTo:            connectTo("::" + srv.Listener.Addr().String()),
+		ConnectTo:            crawltest.ConnectTo("::" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	})
 	mu.Lock()
@@ -461,7 +429,7 @@ func aTestConfig(t *testing.T, srv *httptest.Server) gentlecrawl.Config {
 		JobDir:               job,
 		Seeds:                []string{"http://a.test/"},
 		Delay:                20 * time.Millisecond,
-		ConnectTo:            connectTo("a.test:80:" + srv.Listener.Addr().String()),
+		ConnectTo:            crawltest.ConnectTo("a.test:80:" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	}
 }
@@ -490,7 +458,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		return status
 	}))
 	defer srv.Close()
-	sum := mustCrawl(t, t.Context(), aTestConfig(t, srv))
+	sum := crawltest.MustCrawl(t, t.Context(), aTestConfig(t, srv))
 	got, gaps := log.sequence()
 	for i, gap := range gaps {
 		if gap < time.Second {
@@ -540,7 +508,7 @@ func TestRobotsRetryAfter(t *testing.T) {
 			defer srv.Close()
 			cfg := aTestConfig(t, srv)
 			cfg.RobotsRetry = time.Hour // what a 503 without Retry-After would wait
-			sum := mustCrawl(t, t.Context(), cfg)
+			sum := crawltest.MustCrawl(t, t.Context(), cfg)
 			got, gaps := log.sequence()
 			for i, gap := range gaps {
 				// The second refusal doubles the wait.
@@ -579,7 +547,7 @@ func TestHostRuleSlowsAHost(t *testing.T) {
 		Seeds:                []string{"http://slow.test/", "http://fast.test/"},
 		Delay:                10 * time.Millisecond,
 		HostRules:            []gentlecrawl.HostRule{{Host: "slow.test", Delay: 300 * time.Millisecond}},
-		ConnectTo:            connectTo("::" + srv.Listener.Addr().String()),
+		ConnectTo:            crawltest.ConnectTo("::" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	})
 	if err != nil {
@@ -635,7 +603,7 @@ func TestRobotsLastGoodCopy(t *testing.T) {
 		Seeds:                []string{"http://a.test/"},
 		Delay:                10 * time.Millisecond,
 		RobotsTTL:            300 * time.Millisecond, // expired by the second run
-		ConnectTo:            connectTo("a.test:80:" + srv.Listener.Addr().String()),
+		ConnectTo:            crawltest.ConnectTo("a.test:80:" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	}
 	for run, recrawl := range []bool{false, true} {
@@ -702,7 +670,7 @@ func TestContentPolicies(t *testing.T) {
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://a.test/"},
 		Delay:                5 * time.Millisecond,
-		ConnectTo:            connectTo("a.test:80:" + srv.Listener.Addr().String()),
+		ConnectTo:            crawltest.ConnectTo("a.test:80:" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	}
 	c, err := gentlecrawl.New(cfg)
@@ -769,7 +737,7 @@ func TestSessionRedirect(t *testing.T) {
 	defer srv.Close()
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://a.test/app"}, Delay: 5 * time.Millisecond,
-		ConnectTo: connectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -839,7 +807,7 @@ func TestNoDelayConcurrency(t *testing.T) {
 	defer srv.Close()
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://a.test/"}, NoDelay: true, MaxPages: 120,
-		ConnectTo: connectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -966,12 +934,12 @@ func TestRobotsRedirectToABusyHost(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	mustCrawl(t, t.Context(), gentlecrawl.Config{
+	crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir:               t.TempDir(),
 		Seeds:                []string{"http://b.test/p0", "http://a.test/"},
 		Delay:                20 * time.Millisecond,
 		MaxPages:             60,
-		ConnectTo:            connectTo("::" + srv.Listener.Addr().String()),
+		ConnectTo:            crawltest.ConnectTo("::" + srv.Listener.Addr().String()),
 		AllowPrivateNetworks: true,
 	})
 	mu.Lock()

@@ -70,6 +70,15 @@ var layering = map[string][]string{
 	// npm's web-bot-auth run with node, for the signed requests' tests;
 	// see testOnly.
 	"internal/botauthtest": {},
+	// What the end-to-end tests share: their TestMain, crawls read back,
+	// crawler processes; see testOnly.
+	"internal/crawltest": {"", "internal/cli", "internal/hook", "internal/fetch", "internal/simweb", "internal/warccheck", "warc"},
+	// End-to-end tests in packages of their own, which go test runs side
+	// by side: a doc.go and tests, no code; see testOnly.
+	"e2e/crash":      {},
+	"e2e/servers":    {},
+	"e2e/urlspace":   {},
+	"e2e/continuous": {},
 	// An example server built on site, for site owners (a program, not a
 	// package: nothing imports it).
 	"examples/siteserver": {"site"},
@@ -87,6 +96,11 @@ var testOnly = map[string]bool{
 	"internal/cmstest":     true,
 	"internal/proxytest":   true,
 	"internal/botauthtest": true,
+	"internal/crawltest":   true,
+	"e2e/crash":            true,
+	"e2e/servers":          true,
+	"e2e/urlspace":         true,
+	"e2e/continuous":       true,
 }
 
 // pure packages parse and decide; they never touch the network.

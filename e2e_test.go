@@ -2,11 +2,8 @@ package gentlecrawl_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net/url"
-	"os"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,9 +11,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
-	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
-	"github.com/gentlecrawl/gentlecrawl/warc"
 )
 
 // e2eWeb is the synthetic web the end-to-end tests crawl: 20 hosts with every
@@ -48,58 +43,10 @@ func e2eConfig(web *simweb.Web, srv *simweb.Server, job string) gentlecrawl.Conf
 		From:                 "crawler@example.org",
 		Delay:                e2eDelay,
 		Workers:              8,
-		ConnectTo:            connectTo(srv.CatchAll()),
+		ConnectTo:            crawltest.ConnectTo(srv.CatchAll()),
 		AllowPrivateNetworks: true,
 		RobotsRetry:          time.Hour, // the 500 host is not asked again within the test
 	}
-}
-
-// expectedFetches walks the web's own link graph from the seeds the way a
-// polite crawler must: it follows links only from pages it may fetch, and
-// fetches every page robots.txt allows, once. The result maps "host path"
-// to the resource.
-func expectedFetches(t *testing.T, web *simweb.Web, agent string) map[string]simweb.Resource {
-	t.Helper()
-	want := make(map[string]simweb.Resource)
-	var queue []string
-	seen := make(map[string]bool)
-	push := func(raw string) {
-		if !seen[raw] {
-			seen[raw] = true
-			queue = append(queue, raw)
-		}
-	}
-	for _, h := range web.Hosts() {
-		push(h.URL("/"))
-	}
-	for len(queue) > 0 {
-		raw := queue[0]
-		queue = queue[1:]
-		u, err := url.Parse(raw)
-		if err != nil {
-			t.Fatalf("bad link in the web's graph: %q", raw)
-		}
-		h := web.Host(u.Host)
-		if h == nil {
-			continue // outside the web, so outside the scope of the seeds
-		}
-		path := u.RequestURI()
-		if !web.Allowed(h.Name, path, agent) {
-			continue
-		}
-		if skip, _ := fetch.DefaultExtensionPolicy().Skip(u); skip {
-			continue // an archive or executable: not downloaded by default
-		}
-		res, ok := h.Resource(path)
-		if !ok {
-			t.Fatalf("link to a missing resource %s", raw)
-		}
-		want[h.Name+" "+path] = res
-		for _, l := range res.Links {
-			push(l)
-		}
-	}
-	return want
 }
 
 func TestCrawlIsPoliteEndToEnd(t *testing.T) {
@@ -109,14 +56,14 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 	web, srv := e2eWeb(t)
 	job := t.TempDir()
 	cfg := e2eConfig(web, srv, job)
-	want := expectedFetches(t, web, "gentlecrawl")
+	want := crawltest.ExpectedFetches(t, web, "gentlecrawl")
 	if len(want) < 100 {
 		t.Fatalf("only %d pages to fetch: the test web is too small to prove anything", len(want))
 	}
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	sum := mustCrawl(t, ctx, cfg)
+	sum := crawltest.MustCrawl(t, ctx, cfg)
 	if err := web.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +76,7 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 	got := make(map[string]int)
 	robotsSeen := make(map[string]bool)
 	for _, e := range log {
-		if isRobotsPath(e.Path) {
+		if crawltest.IsRobotsPath(e.Path) {
 			robotsSeen[e.Host] = true
 			continue
 		}
@@ -164,7 +111,7 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 	// robots.txt still fresh in the cache.
 	web.ResetLog()
 	cfg.Recrawl = true
-	sum2 := mustCrawl(t, ctx, cfg)
+	sum2 := crawltest.MustCrawl(t, ctx, cfg)
 	if err := web.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +119,7 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 	checkPoliteness(t, web, log2)
 	got = make(map[string]int)
 	for _, e := range log2 {
-		if isRobotsPath(e.Path) {
+		if crawltest.IsRobotsPath(e.Path) {
 			t.Errorf("recrawl requested %s%s again; robots.txt is cached for 24h", e.Host, e.Path)
 			continue
 		}
@@ -206,13 +153,11 @@ func TestCrawlIsPoliteEndToEnd(t *testing.T) {
 	}
 
 	// The WARC files hold a record pair for every request of both crawls.
-	records := readWARC(t, filepath.Join(job, "warc"))
+	records := crawltest.ReadWARC(t, filepath.Join(job, "warc"))
 	if records["response"] < len(want) || records["revisit"] != len(want) || records["request"] != records["response"]+records["revisit"] {
 		t.Errorf("WARC records %v; want ≥%d responses, %d revisits, one request per response or revisit", records, len(want), len(want))
 	}
 }
-
-func isRobotsPath(p string) bool { return p == "/robots.txt" || p == "/robots-moved.txt" }
 
 // checkPoliteness reads the server's log the way a site owner would: per host,
 // robots.txt before anything else and once, never two requests in flight,
@@ -274,42 +219,6 @@ func checkPoliteness(t *testing.T, web *simweb.Web, log []simweb.LogEntry) {
 	}
 }
 
-// readWARC reads every WARC file in dir with the warc package's reader and
-// counts records by type; a file that does not read to the end fails.
-func readWARC(t *testing.T, dir string) map[string]int {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no WARC files in %s (%v)", dir, err)
-	}
-	counts := make(map[string]int)
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := warc.NewReader(f)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			counts[rec.Type]++
-		}
-		f.Close()
-	}
-	if open, _ := filepath.Glob(filepath.Join(dir, "*.open")); len(open) > 0 {
-		t.Errorf("WARC files left open after the crawl: %v", open)
-	}
-	return counts
-}
-
 // TestPerAddressLimit: hosts served from one IP address share it: never more
 // than two requests in flight to an address, whatever the hosts.
 func TestPerAddressLimit(t *testing.T) {
@@ -328,7 +237,7 @@ func TestPerAddressLimit(t *testing.T) {
 	}
 	c, err := gentlecrawl.New(gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: seeds, Delay: 10 * time.Millisecond,
-		ConnectTo: connectTo(srv.ConnectTo()...), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(srv.ConnectTo()...), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		t.Fatal(err)

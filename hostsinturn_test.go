@@ -2,6 +2,7 @@ package gentlecrawl_test
 
 import (
 	"context"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"sync"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // TestHostsInTurn: while a page is handled its host is in turn, never more
 // hosts than the crawl has, and none once Run returns.
 func TestHostsInTurn(t *testing.T) {
-	web, catchAll := serveWeb(t, simweb.Config{Seed: 5, Hosts: 3, PagesPerHost: 15, Profiles: []simweb.Profile{simweb.ProfileAllow}})
+	web, catchAll := crawltest.ServeWeb(t, simweb.Config{Seed: 5, Hosts: 3, PagesPerHost: 15, Profiles: []simweb.Profile{simweb.ProfileAllow}})
 	var seeds []string
 	for _, h := range web.Hosts() {
 		seeds = append(seeds, h.URL("/"))
@@ -26,7 +27,7 @@ func TestHostsInTurn(t *testing.T) {
 	)
 	cfg := gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: seeds, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(catchAll), AllowPrivateNetworks: true,
 		OnPage: func(_ context.Context, p *gentlecrawl.Page) error {
 			n := gentlecrawl.HostsInTurn(c)
 			mu.Lock()

@@ -119,7 +119,7 @@ func (o *offeredLinks) putLocked(url, key string) {
 	o.cur[url] = key
 }
 
-// verifyOffered checks, in the package's tests (verifyShortcuts), that a
+// verifyOffered checks, in the module's tests (verifyShortcuts), that a
 // link follow skipped is seen, under the key it would have been queued
 // under; a failure panics: it is a bug, and the test binary (or the crawl
 // process it started) dies saying so.

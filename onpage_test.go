@@ -3,6 +3,7 @@ package gentlecrawl_test
 import (
 	"context"
 	"errors"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"strings"
 	"sync"
 	"testing"
@@ -17,13 +18,13 @@ import (
 // of an HTML page and its links; an error it returns stops the crawl, and
 // Run returns it.
 func TestOnPage(t *testing.T) {
-	web, catchAll := serveWeb(t, simweb.Config{Seed: 3, Hosts: 1, PagesPerHost: 30, Profiles: []simweb.Profile{simweb.ProfileAllow}})
+	web, catchAll := crawltest.ServeWeb(t, simweb.Config{Seed: 3, Hosts: 1, PagesPerHost: 30, Profiles: []simweb.Profile{simweb.ProfileAllow}})
 	h := web.Hosts()[0]
 	var mu sync.Mutex
 	got := map[string]*gentlecrawl.Page{}
 	cfg := gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(catchAll), AllowPrivateNetworks: true,
 		OnPage: func(_ context.Context, p *gentlecrawl.Page) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -34,7 +35,7 @@ func TestOnPage(t *testing.T) {
 			return nil
 		},
 	}
-	sum := mustCrawl(t, t.Context(), cfg)
+	sum := crawltest.MustCrawl(t, t.Context(), cfg)
 	if err := web.Drain(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package gentlecrawl_test
 
 import (
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math"
 	"os"
 	"slices"
@@ -19,15 +20,15 @@ import (
 // transit allows, and the crawl still ends with every page fetched.
 func TestMaxRate(t *testing.T) {
 	const rate = 25
-	web, catchAll := serveWeb(t, simweb.Config{Hosts: 8, PagesPerHost: 8, Profiles: []simweb.Profile{simweb.ProfileAllow}})
+	web, catchAll := crawltest.ServeWeb(t, simweb.Config{Hosts: 8, PagesPerHost: 8, Profiles: []simweb.Profile{simweb.ProfileAllow}})
 	var seeds []string
 	for _, h := range web.Hosts() {
 		seeds = append(seeds, h.URL("/"))
 	}
 	job := t.TempDir()
-	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
+	sum := crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: job, Seeds: seeds, NoDelay: true, MaxRate: rate, Workers: 16,
-		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(catchAll), AllowPrivateNetworks: true,
 	})
 	web.Drain(t.Context())
 

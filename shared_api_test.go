@@ -3,6 +3,7 @@ package gentlecrawl_test
 import (
 	"context"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"strings"
 	"sync"
 	"testing"
@@ -24,11 +25,11 @@ func TestSharedFrontierInProcess(t *testing.T) {
 		t.Skip("runs a PostgreSQL server")
 	}
 	dsn := pgtest.DB(t)
-	web, catchAll := serveWeb(t, simweb.Config{
+	web, catchAll := crawltest.ServeWeb(t, simweb.Config{
 		Seed: 3, Hosts: 4, PagesPerHost: 8,
 		Profiles: []simweb.Profile{simweb.ProfileAllow, simweb.ProfileDisallow, simweb.ProfileNotFound, simweb.ProfileAgent},
 	})
-	want := expectedFetches(t, web, "gentlecrawl")
+	want := crawltest.ExpectedFetches(t, web, "gentlecrawl")
 	hosts := web.Hosts()
 
 	open := func() *gentlecrawl.SharedFrontier {
@@ -43,7 +44,7 @@ func TestSharedFrontierInProcess(t *testing.T) {
 		cfg := gentlecrawl.Config{
 			JobDir: t.TempDir(), From: fmt.Sprintf("w%d@example.org", i), Frontier: f,
 			Delay: 5 * time.Millisecond, Workers: 2,
-			ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
+			ConnectTo: crawltest.ConnectTo(catchAll), AllowPrivateNetworks: true,
 		}
 		for _, h := range seeds {
 			cfg.Seeds = append(cfg.Seeds, h.URL("/"))
@@ -96,7 +97,7 @@ func TestSharedFrontierInProcess(t *testing.T) {
 	byHost := map[string][]simweb.LogEntry{}
 	for _, e := range web.Requests() {
 		byHost[e.Host] = append(byHost[e.Host], e)
-		if !isRobotsPath(e.Path) {
+		if !crawltest.IsRobotsPath(e.Path) {
 			got[e.Host+" "+e.Path]++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -145,7 +146,7 @@ func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int, latency tim
 				b.StartTimer()
 
 				start := time.Now()
-				var children []*child
+				var children []*crawltest.Child
 				for p := range procs {
 					name := "p" + strconv.Itoa(p+1)
 					args := []string{"crawl", "-q", "--config", config,
@@ -155,10 +156,10 @@ func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int, latency tim
 					for i := p; i < len(seeds); i += procs {
 						args = append(args, seeds[i])
 					}
-					children = append(children, startChild(b, name, args))
+					children = append(children, crawltest.StartChild(b, name, args))
 				}
 				for _, c := range children {
-					c.wait(b, sharedBenchOpTimeout-time.Since(start))
+					c.Wait(b, sharedBenchOpTimeout-time.Since(start))
 				}
 				elapsed := time.Since(start)
 
@@ -186,8 +187,8 @@ func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int, latency tim
 					seen[e.Host+" "+e.Path] = true
 				}
 				for _, c := range children {
-					crawlCPU += c.cmd.ProcessState.UserTime() + c.cmd.ProcessState.SystemTime()
-					rp := runsPages(b, filepath.Join(jobs, c.name, "runs.jsonl"))
+					crawlCPU += c.Cmd.ProcessState.UserTime() + c.Cmd.ProcessState.SystemTime()
+					rp := runsPages(b, filepath.Join(jobs, c.Name, "runs.jsonl"))
 					runPages += rp
 					if rp == 0 {
 						emptyProcs++
@@ -201,8 +202,8 @@ func benchmarkSharedCrawl(b *testing.B, workers func(procs int) int, latency tim
 				}
 				if n == 0 {
 					for _, c := range children {
-						if out := strings.TrimSpace(c.out.String()); out != "" {
-							b.Logf("%s (%d workers): %.1500s", c.name, workers(procs), out)
+						if out := strings.TrimSpace(c.Out.String()); out != "" {
+							b.Logf("%s (%d workers): %.1500s", c.Name, workers(procs), out)
 						}
 					}
 				}

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -663,7 +664,7 @@ func stalenessCrawl(t *testing.T, seed int64, d time.Duration) (*stalenessRow, e
 		Continuous: true, For: d, MaxRate: sh.budget,
 		RevisitMin: time.Second, RevisitMax: time.Hour,
 		Delay:     time.Millisecond, // the budget, not the gap, sets the pace
-		ConnectTo: connectTo(srv.CatchAll()), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(srv.CatchAll()), AllowPrivateNetworks: true,
 	})
 	if err != nil {
 		return nil, err

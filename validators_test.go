@@ -2,6 +2,7 @@ package gentlecrawl_test
 
 import (
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -78,14 +79,14 @@ func TestValidatorsLearned(t *testing.T) {
 			defer srv.Close()
 			cfg := gentlecrawl.Config{
 				JobDir: t.TempDir(), Seeds: []string{"http://a.test/"}, Delay: time.Millisecond,
-				ConnectTo: connectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
+				ConnectTo: crawltest.ConnectTo("a.test:80:" + srv.Listener.Addr().String()), AllowPrivateNetworks: true,
 			}
-			mustCrawl(t, t.Context(), cfg)
+			crawltest.MustCrawl(t, t.Context(), cfg)
 			mu.Lock()
 			full, notModified = 0, 0
 			mu.Unlock()
 			cfg.Recrawl = true
-			sum := mustCrawl(t, t.Context(), cfg)
+			sum := crawltest.MustCrawl(t, t.Context(), cfg)
 			mu.Lock()
 			defer mu.Unlock()
 			t.Logf("re-crawl: %d full answers, %d not modified; validators %v", full, notModified, sum.Validators)
@@ -135,9 +136,9 @@ func TestValidatorsApache(t *testing.T) {
 	srv := apachetest.Start(t, apachetest.Site{Name: "apache.test", Addr: "127.0.0.4:0", Root: root, Deflate: true})
 	cfg := gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://apache.test/"}, Delay: time.Millisecond,
-		ConnectTo: connectTo("apache.test:80:" + srv.Addr("apache.test")), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo("apache.test:80:" + srv.Addr("apache.test")), AllowPrivateNetworks: true,
 	}
-	first := mustCrawl(t, t.Context(), cfg)
+	first := crawltest.MustCrawl(t, t.Context(), cfg)
 	before, err := srv.WaitEntries(t.Context(), first.Requests)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +153,7 @@ func TestValidatorsApache(t *testing.T) {
 		t.Fatalf("only %d of the first crawl's answers carry a -gzip ETag: is mod_deflate on?", gzipped)
 	}
 	cfg.Recrawl = true
-	second := mustCrawl(t, t.Context(), cfg)
+	second := crawltest.MustCrawl(t, t.Context(), cfg)
 	all, err := srv.WaitEntries(t.Context(), first.Requests+second.Requests)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/extract"
 	"github.com/gentlecrawl/gentlecrawl/internal/fetch"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/hook"
 	"github.com/gentlecrawl/gentlecrawl/internal/hostload"
 	"github.com/gentlecrawl/gentlecrawl/internal/urlspace"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
@@ -489,9 +490,14 @@ const (
 )
 
 // verifyShortcuts makes the crawl check the work it skips (set by the
-// package's tests): that a URL whose history it does not read has none
-// (history), and that a link it skips as queued is seen (verifyOffered).
+// module's tests: the package's own, and through hook.VerifyShortcuts the
+// others): that a URL whose history it does not read has none (history),
+// and that a link it skips as queued is seen (verifyOffered).
 var verifyShortcuts bool
+
+func init() {
+	hook.VerifyShortcuts = func() { verifyShortcuts = true }
+}
 
 // history returns what is known of item's URL (canonical) from earlier
 // visits. A URL queued when it was found and never tried has none: a

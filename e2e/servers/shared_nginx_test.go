@@ -1,6 +1,7 @@
-package gentlecrawl_test
+package servers_test
 
 import (
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -63,13 +64,13 @@ func TestSharedRealServer(t *testing.T) {
 		}
 		return a
 	}
-	ps := []*child{
-		startChild(t, "gcone", args("gcone", names[0])),
-		startChild(t, "gctwo", args("gctwo", names[1], names[2])),
-		startChild(t, "gcthree", args("gcthree")),
+	ps := []*crawltest.Child{
+		crawltest.StartChild(t, "gcone", args("gcone", names[0])),
+		crawltest.StartChild(t, "gctwo", args("gctwo", names[1], names[2])),
+		crawltest.StartChild(t, "gcthree", args("gcthree")),
 	}
 	for _, p := range ps {
-		p.wait(t, 6*time.Minute)
+		p.Wait(t, 6*time.Minute)
 	}
 	es, err := srv.Entries()
 	if err != nil {
@@ -81,8 +82,8 @@ func TestSharedRealServer(t *testing.T) {
 	for _, e := range es {
 		bySite[e.Site] = append(bySite[e.Site], e)
 		for _, p := range ps {
-			if strings.Contains(e.UserAgent, p.name) {
-				agents[p.name]++
+			if strings.Contains(e.UserAgent, p.Name) {
+				agents[p.Name]++
 			}
 		}
 	}
@@ -109,8 +110,8 @@ func TestSharedRealServer(t *testing.T) {
 		who := map[string]bool{}
 		for i, e := range entries {
 			for _, p := range ps {
-				if strings.Contains(e.UserAgent, p.name) {
-					who[p.name] = true
+				if strings.Contains(e.UserAgent, p.Name) {
+					who[p.Name] = true
 				}
 			}
 			if i == 0 {
@@ -156,8 +157,8 @@ func TestSharedRealServer(t *testing.T) {
 	}
 	t.Logf("%d requests, by process %v; %d pages a site; at most %d in flight (%d requests long enough to count)", len(es), agents, len(reach.pages), most, spans)
 	for _, p := range ps[:2] {
-		if agents[p.name] == 0 {
-			t.Errorf("%s, which had seeds, sent nothing", p.name)
+		if agents[p.Name] == 0 {
+			t.Errorf("%s, which had seeds, sent nothing", p.Name)
 		}
 	}
 	if spans == 0 {

@@ -1,8 +1,9 @@
-package gentlecrawl_test
+package servers_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -85,7 +86,7 @@ func TestCrawlThroughProxy(t *testing.T) {
 			}
 			cfg.Proxy = u
 		}
-		sum := mustCrawl(t, ctx, cfg)
+		sum := crawltest.MustCrawl(t, ctx, cfg)
 		all, err := srv.WaitEntries(ctx, seen+sum.Requests)
 		if err != nil {
 			t.Fatal(err)

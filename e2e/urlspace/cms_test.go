@@ -1,6 +1,7 @@
-package gentlecrawl_test
+package urlspace_test
 
 import (
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/url"
 	"sort"
 	"strings"
@@ -57,7 +58,7 @@ func crawlCMS(t *testing.T, site *cmstest.Site) *gentlecrawl.Summary {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
+	sum := crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{site.URL}, Delay: time.Millisecond, Workers: 4,
 		AllowPrivateNetworks: true,
 	})

@@ -1,7 +1,8 @@
-package gentlecrawl_test
+package servers_test
 
 import (
 	"context"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -52,11 +53,11 @@ func TestNginxRateLimits(t *testing.T) {
 	const delay = 20 * time.Millisecond
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	sum := mustCrawl(t, ctx, gentlecrawl.Config{
+	sum := crawltest.MustCrawl(t, ctx, gentlecrawl.Config{
 		JobDir: t.TempDir(),
 		Seeds:  []string{"http://a.test/", "http://b.test/"},
 		Delay:  delay,
-		ConnectTo: connectTo(
+		ConnectTo: crawltest.ConnectTo(
 			"a.test:80:"+srv.Addr("a.test"),
 			"b.test:80:"+srv.Addr("b.test"),
 		),

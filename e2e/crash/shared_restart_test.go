@@ -1,6 +1,7 @@
-package gentlecrawl_test
+package crash_test
 
 import (
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,14 +39,14 @@ func TestSharedFrontierRestart(t *testing.T) {
 	}
 	const delay = 30 * time.Millisecond
 	seed := sharedSeed(t)
-	web, catchAll := serveWeb(t, simweb.Config{
+	web, catchAll := crawltest.ServeWeb(t, simweb.Config{
 		Seed: seed, Hosts: 6, PagesPerHost: 14, CrawlDelay: 100 * time.Millisecond,
 		// No host whose robots.txt fails: the crawl would wait a minute for it.
 		Profiles: []simweb.Profile{simweb.ProfileAllow, simweb.ProfileDisallow, simweb.ProfileCrawlDelay,
 			simweb.ProfileNotFound, simweb.ProfileRedirect, simweb.ProfileAgent},
 		Latency: 5 * time.Millisecond,
 	})
-	want := expectedFetches(t, web, "gentlecrawl")
+	want := crawltest.ExpectedFetches(t, web, "gentlecrawl")
 	dir := t.TempDir()
 	args := func(name string, seeds []*simweb.Host) []string {
 		// -v: the warnings, which say what a process made of the restarts.
@@ -61,9 +62,9 @@ func TestSharedFrontierRestart(t *testing.T) {
 		return a
 	}
 	hosts := web.Hosts()
-	procs := []*child{
-		startChild(t, "p1", args("p1", hosts[:3])),
-		startChild(t, "p2", args("p2", hosts[3:])),
+	procs := []*crawltest.Child{
+		crawltest.StartChild(t, "p1", args("p1", hosts[:3])),
+		crawltest.StartChild(t, "p2", args("p2", hosts[3:])),
 	}
 	// Restart when a third, then two thirds, of the pages are fetched: the
 	// crawl waits for the server meanwhile, so counting requests, not
@@ -75,8 +76,8 @@ func TestSharedFrontierRestart(t *testing.T) {
 		for pages(web) < target {
 			for _, p := range procs {
 				select {
-				case <-p.exited:
-					t.Fatalf("%s exited before the %s restart: %v\n%s", p.name, mode, p.err, p.out.String())
+				case <-p.Exited:
+					t.Fatalf("%s exited before the %s restart: %v\n%s", p.Name, mode, p.Err, p.Out.String())
 				default:
 				}
 			}
@@ -95,7 +96,7 @@ func TestSharedFrontierRestart(t *testing.T) {
 		t.Logf("%s restart after %d requests, of %d pages", mode, before, len(want))
 	}
 	for _, p := range procs {
-		p.wait(t, 4*time.Minute)
+		p.Wait(t, 4*time.Minute)
 	}
 	web.Drain(t.Context())
 
@@ -103,7 +104,7 @@ func TestSharedFrontierRestart(t *testing.T) {
 	byHost := map[string][]simweb.LogEntry{}
 	for _, e := range web.Requests() {
 		byHost[e.Host] = append(byHost[e.Host], e)
-		if !isRobotsPath(e.Path) {
+		if !crawltest.IsRobotsPath(e.Path) {
 			got[e.Host+" "+e.Path]++
 		}
 	}
@@ -117,7 +118,7 @@ func TestSharedFrontierRestart(t *testing.T) {
 	}
 	for host, entries := range byHost {
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Start.Before(entries[j].Start) })
-		if first := entries[0].Path; !isRobotsPath(first) {
+		if first := entries[0].Path; !crawltest.IsRobotsPath(first) {
 			t.Errorf("%s: first request %s, want robots.txt", host, first)
 		}
 		for i := 1; i < len(entries); i++ {
@@ -127,8 +128,8 @@ func TestSharedFrontierRestart(t *testing.T) {
 		}
 	}
 	for _, p := range procs {
-		if n := strings.Count(p.out.String(), `frontier/postgres: the database server was restarted"`); n != 2 {
-			t.Errorf("%s found the database server restarted %d times, want 2", p.name, n)
+		if n := strings.Count(p.Out.String(), `frontier/postgres: the database server was restarted"`); n != 2 {
+			t.Errorf("%s found the database server restarted %d times, want 2", p.Name, n)
 		}
 	}
 	// Each process ended as a crawl ends, with its summary, after the
@@ -141,7 +142,7 @@ func TestSharedFrontierRestart(t *testing.T) {
 	}
 	if t.Failed() {
 		for _, p := range procs {
-			t.Logf("%s:\n%s", p.name, p.out.String())
+			t.Logf("%s:\n%s", p.Name, p.Out.String())
 		}
 	}
 }
@@ -150,7 +151,7 @@ func TestSharedFrontierRestart(t *testing.T) {
 func pages(web *simweb.Web) int {
 	n := 0
 	for _, e := range web.Requests() {
-		if !isRobotsPath(e.Path) {
+		if !crawltest.IsRobotsPath(e.Path) {
 			n++
 		}
 	}

@@ -1,43 +1,22 @@
-package gentlecrawl_test
+package crash_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/gentlecrawl/gentlecrawl/internal/cli"
 	"github.com/gentlecrawl/gentlecrawl/internal/report"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )
-
-// childArgs, when set in the environment, makes the test binary run the
-// gentlecrawl command line instead of the tests: the kill test starts the
-// crawler as a real process and kills it.
-const childArgs = "GENTLECRAWL_TEST_CHILD_ARGS"
-
-func TestMain(m *testing.M) {
-	if a := os.Getenv(childArgs); a != "" {
-		var args []string
-		if err := json.Unmarshal([]byte(a), &args); err != nil {
-			os.Exit(3)
-		}
-		os.Exit(cli.Run(context.Background(), args, os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
 
 // TestKillNineLosesNothing kills the crawler process with SIGKILL at random
 // moments, twenty times, resuming the job each time, and checks from the
@@ -56,7 +35,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	want := expectedFetches(t, web, "gentlecrawl")
+	want := crawltest.ExpectedFetches(t, web, "gentlecrawl")
 
 	job := filepath.Join(t.TempDir(), "job")
 	const delay = 40 * time.Millisecond
@@ -65,21 +44,19 @@ func TestKillNineLosesNothing(t *testing.T) {
 	for _, h := range web.Hosts() {
 		args = append(args, h.URL("/"))
 	}
-	encoded, _ := json.Marshal(args)
 	// The last run, to the end, keeps its progress lines (every 10 s): if it
 	// does not finish, they say what the crawl was waiting for.
-	final, _ := json.Marshal(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-q" }))
+	final := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-q" })
 
 	rng := rand.New(rand.NewPCG(7, 11))
 	var lastKill time.Time
 	run := func(kill bool) (finished bool) {
 		t.Helper()
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
+		cmd := crawltest.Command(args)
 		if !kill {
-			cmd.Env = append(os.Environ(), childArgs+"="+string(final))
+			cmd = crawltest.Command(final)
 		}
-		var out lockedBuffer
+		var out crawltest.LockedBuffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		before := len(web.Requests())
 		// The hosts whose last request may have been in flight at the last
@@ -180,7 +157,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 	byHost := map[string][]simweb.LogEntry{}
 	for _, e := range web.Requests() {
 		byHost[e.Host] = append(byHost[e.Host], e)
-		if isRobotsPath(e.Path) {
+		if crawltest.IsRobotsPath(e.Path) {
 			continue
 		}
 		got[e.Host+" "+e.Path]++
@@ -219,7 +196,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 			}
 		}
 	}
-	readWARC(t, filepath.Join(job, "warc"))
+	crawltest.ReadWARC(t, filepath.Join(job, "warc"))
 	// Every WARC file, those a kill left open included, read back by
 	// three readers and indexed.
 	warccheck.Job(t, job)
@@ -266,25 +243,6 @@ func retriedRequests(t *testing.T, job string) map[string]int {
 		}
 	}
 	return n
-}
-
-// lockedBuffer collects a child's output from the goroutines os/exec copies
-// it with.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // refetched reports whether every host in cut has a request among reqs that

@@ -1,8 +1,9 @@
-package gentlecrawl_test
+package servers_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -77,7 +78,7 @@ func TestReportAgainstNginx(t *testing.T) {
 	job := t.TempDir()
 	cfg := gentlecrawl.Config{
 		JobDir: job, Seeds: []string{"http://a.test/", "http://b.test/"}, Delay: 5 * time.Millisecond,
-		ConnectTo:            connectTo("a.test:80:"+srv.Addr("a.test"), "b.test:80:"+srv.Addr("b.test")),
+		ConnectTo:            crawltest.ConnectTo("a.test:80:"+srv.Addr("a.test"), "b.test:80:"+srv.Addr("b.test")),
 		AllowPrivateNetworks: true, MetricsHosts: 1,
 	}
 	warccheck.AtCleanup(t, job)
@@ -118,7 +119,7 @@ func TestReportAgainstNginx(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Recrawl, cfg.Seeds = true, nil
-	sum2 := mustCrawl(t, t.Context(), cfg)
+	sum2 := crawltest.MustCrawl(t, t.Context(), cfg)
 
 	log, err := srv.WaitEntries(t.Context(), sum1.Requests+sum2.Requests)
 	if err != nil {

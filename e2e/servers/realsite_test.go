@@ -1,10 +1,11 @@
-package gentlecrawl_test
+package servers_test
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"io"
 	"maps"
 	"net/url"
@@ -89,12 +90,12 @@ func TestRealSiteLosesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	start = time.Now()
-	sum := mustCrawl(t, ctx, gentlecrawl.Config{
+	sum := crawltest.MustCrawl(t, ctx, gentlecrawl.Config{
 		JobDir:               t.TempDir(),
 		Seeds:                []string{seed},
 		Include:              []*regexp.Regexp{regexp.MustCompile("^" + regexp.QuoteMeta("http://"+host+sub))},
 		NoDelay:              true,
-		ConnectTo:            connectTo(host + ":80:" + srv.Addr(host)),
+		ConnectTo:            crawltest.ConnectTo(host + ":80:" + srv.Addr(host)),
 		AllowPrivateNetworks: true,
 	})
 	t.Logf("crawl: %v, stopped %q: %d requests, %d pages, %d out of scope, %d traps refused, %d too deep, %d skipped by extension, %d nofollow pages",

@@ -1,11 +1,10 @@
-package gentlecrawl_test
+package continuous_test
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,25 +24,9 @@ func changingWeb(t *testing.T, seed int64, pages int, changes simweb.Changes) (*
 	if changes.Start.IsZero() {
 		changes.Start = time.Now().Add(-time.Hour)
 	}
-	web, catchAll := serveWeb(t, simweb.Config{Seed: seed, Hosts: 1, PagesPerHost: pages, Profiles: []simweb.Profile{simweb.ProfileAllow},
+	web, catchAll := crawltest.ServeWeb(t, simweb.Config{Seed: seed, Hosts: 1, PagesPerHost: pages, Profiles: []simweb.Profile{simweb.ProfileAllow},
 		HostOptions: func(int, string) simweb.HostOptions { return simweb.HostOptions{Changes: &changes} }})
 	return web, web.Hosts()[0], catchAll
-}
-
-// serveWeb starts the simweb of cfg on loopback for the test, and returns
-// it with its server's catch-all address (for Config.ConnectTo).
-func serveWeb(t *testing.T, cfg simweb.Config) (*simweb.Web, string) {
-	t.Helper()
-	web, err := simweb.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return web, srv.CatchAll()
 }
 
 // fetchTimes returns, per path, the start of each GET the log shows.
@@ -120,11 +103,11 @@ func TestContinuous(t *testing.T) {
 			job := t.TempDir()
 			cfg := gentlecrawl.Config{
 				JobDir: job, Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 4,
-				ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
+				ConnectTo: crawltest.ConnectTo(catchAll), AllowPrivateNetworks: true,
 				Continuous: true, For: 25 * time.Second, MaxRate: rate,
 				RevisitMin: time.Second, RevisitMax: time.Hour,
 			}
-			sum := mustCrawl(t, t.Context(), cfg)
+			sum := crawltest.MustCrawl(t, t.Context(), cfg)
 			if sum.Stopped != "time limit" {
 				t.Errorf("stopped %q, want time limit", sum.Stopped)
 			}
@@ -172,7 +155,7 @@ func TestContinuous(t *testing.T) {
 			// Again: the revisits planned are in the job.
 			web.ResetLog()
 			cfg.For = 5 * time.Second
-			sum = mustCrawl(t, t.Context(), cfg)
+			sum = crawltest.MustCrawl(t, t.Context(), cfg)
 			if n := sum.ByPurpose["discovery"]; n != 0 {
 				t.Errorf("the second run made %d discovery fetches; every URL was known", n)
 			}
@@ -196,9 +179,9 @@ func TestContinuous(t *testing.T) {
 func TestContinuousLyingValidators(t *testing.T) {
 	t.Parallel()
 	web, h, catchAll := changingWeb(t, 4, 12, simweb.Changes{Rates: []float64{1.0 / 3}, Lying: true})
-	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
+	sum := crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(catchAll), AllowPrivateNetworks: true,
 		// 25 s: under -race on a loaded machine, discovery took half of
 		// 15 s and pages were asked only twice with validators, never the
 		// third time that sends them without (CI, 2026-12-02).
@@ -256,13 +239,11 @@ func TestContinuousKillNine(t *testing.T) {
 	args := []string{"crawl", "-q", "--job", job, "--delay", "1ms", "--workers", "3",
 		"--continuous", "--for", "6s", "--max-rate", fmt.Sprint(rate), "--revisit-min", "1s", "--revisit-max", "1h",
 		"--allow-private-networks", "--connect-to", catchAll, h.URL("/")}
-	encoded, _ := json.Marshal(args)
 	rng := rand.New(rand.NewPCG(21, 3))
 	var kills []time.Time
 	for i := range 6 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
-		var out lockedBuffer
+		cmd := crawltest.Command(args)
+		var out crawltest.LockedBuffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -321,15 +302,15 @@ func TestContinuousAfterPlainCrawl(t *testing.T) {
 	web, h, catchAll := changingWeb(t, 5, 20, simweb.Changes{Rates: []float64{1.0 / 4}, Static: 0.5})
 	cfg := gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: connectTo(catchAll), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(catchAll), AllowPrivateNetworks: true,
 	}
-	if sum := mustCrawl(t, t.Context(), cfg); sum.Stopped != "finished" {
+	if sum := crawltest.MustCrawl(t, t.Context(), cfg); sum.Stopped != "finished" {
 		t.Fatalf("the plain crawl stopped %q", sum.Stopped)
 	}
 	web.ResetLog()
 	cfg.Continuous, cfg.For, cfg.MaxRate = true, 8*time.Second, 5
 	cfg.RevisitMin, cfg.RevisitMax = time.Second, time.Hour
-	sum := mustCrawl(t, t.Context(), cfg)
+	sum := crawltest.MustCrawl(t, t.Context(), cfg)
 	again := fetchTimes(web.Requests())
 	changing, static := 0, 0
 	for _, r := range h.Resources() {
@@ -404,9 +385,9 @@ func TestContinuousApache(t *testing.T) {
 			}
 		}
 	}()
-	sum := mustCrawl(t, t.Context(), gentlecrawl.Config{
+	sum := crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://apache.test/"}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: connectTo("apache.test:80:" + srv.Addr("apache.test")), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo("apache.test:80:" + srv.Addr("apache.test")), AllowPrivateNetworks: true,
 		Continuous: true, For: 20 * time.Second, MaxRate: 5, RevisitMin: time.Second, RevisitMax: time.Hour,
 	})
 	close(stop)

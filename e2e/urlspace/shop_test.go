@@ -1,7 +1,8 @@
-package gentlecrawl_test
+package urlspace_test
 
 import (
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"os"
 	"strconv"
 	"strings"
@@ -29,9 +30,9 @@ func shopCrawl(t *testing.T, seed int64, shop simweb.Shop) (real, found, request
 	defer srv.Close()
 	h := web.Hosts()[0]
 	want := h.DistinctPages()
-	sum = mustCrawl(t, t.Context(), gentlecrawl.Config{
+	sum = crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{h.URL("/")}, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: connectTo(srv.CatchAll()), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo(srv.CatchAll()), AllowPrivateNetworks: true,
 	})
 	web.Drain(t.Context())
 	seen := map[string]bool{}
@@ -55,7 +56,7 @@ func shopCrawl(t *testing.T, seed int64, shop simweb.Shop) (real, found, request
 	return len(want), found, len(reqs), byFamily, sum
 }
 
-// TestShopTraps: shops that this package's rules were not written for —
+// TestShopTraps: shops that the crawler's rules were not written for —
 // their session ids, tracking tokens, sort orders, calendars, counters and
 // endless paths drawn per seed (simweb.Shop) — are crawled with every real
 // page found and at most 1.2 requests per real page, and the summary names

@@ -1,15 +1,13 @@
-package gentlecrawl_test
+package crash_test
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,63 +16,6 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 	"github.com/gentlecrawl/gentlecrawl/urlnorm"
 )
-
-// child is a gentlecrawl process run from the test binary (see TestMain).
-type child struct {
-	name   string
-	cmd    *exec.Cmd
-	out    *lockedBuffer
-	exited chan struct{} // closed when the process has exited
-	err    error         // of Wait, once exited is closed
-}
-
-func startChild(tb testing.TB, name string, args []string) *child {
-	tb.Helper()
-	encoded, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), childArgs+"="+string(encoded))
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	c := &child{name: name, cmd: cmd, out: out, exited: make(chan struct{})}
-	go func() {
-		c.err = cmd.Wait()
-		close(c.exited)
-	}()
-	tb.Cleanup(func() {
-		select {
-		case <-c.exited:
-		default:
-			cmd.Process.Kill()
-			<-c.exited
-		}
-	})
-	return c
-}
-
-// wait waits for the process to exit 0, and fails tb with its output if
-// it does not, or does not exit within limit (then with a dump of its
-// goroutines).
-func (c *child) wait(tb testing.TB, limit time.Duration) {
-	tb.Helper()
-	select {
-	case <-c.exited:
-		if c.err != nil {
-			tb.Fatalf("%s failed: %v\n%s", c.name, c.err, c.out.String())
-		}
-	case <-time.After(limit):
-		c.cmd.Process.Signal(syscall.SIGQUIT) // where every goroutine is
-		select {
-		case <-c.exited:
-		case <-time.After(10 * time.Second):
-			c.cmd.Process.Kill()
-			<-c.exited
-		}
-		tb.Fatalf("%s did not finish in %v\n%s", c.name, limit, c.out.String())
-	}
-}
 
 // TestSharedFrontier runs one crawl as several processes on one frontier in
 // a real PostgreSQL: two start with half the seeds each and a third with
@@ -120,7 +61,7 @@ func TestSharedFrontier(t *testing.T) {
 	// The web's shape (its pages and links) changes from run to run;
 	// GENTLECRAWL_SHARED_SEED=N repeats one.
 	seed := sharedSeed(t)
-	web, catchAll := serveWeb(t, simweb.Config{
+	web, catchAll := crawltest.ServeWeb(t, simweb.Config{
 		Seed: seed, Hosts: 12, PagesPerHost: 20, CrawlDelay: crawlDelay,
 		// A latency of its own, so that response times are not only the
 		// loaded machine's (-race, four processes and PostgreSQL on two
@@ -133,7 +74,7 @@ func TestSharedFrontier(t *testing.T) {
 			return simweb.HostOptions{}
 		},
 	})
-	want := expectedFetches(t, web, "gentlecrawl")
+	want := crawltest.ExpectedFetches(t, web, "gentlecrawl")
 
 	dir := t.TempDir()
 	args := func(name string, seeds []*simweb.Host) []string {
@@ -151,9 +92,9 @@ func TestSharedFrontier(t *testing.T) {
 	for i := range outage {
 		outageHost[hosts[i].Name] = true
 	}
-	p1 := startChild(t, "p1", args("p1", hosts[:6]))
-	p2 := startChild(t, "p2", args("p2", hosts[6:]))
-	p3 := startChild(t, "p3", args("p3", nil))
+	p1 := crawltest.StartChild(t, "p1", args("p1", hosts[:6]))
+	p2 := crawltest.StartChild(t, "p2", args("p2", hosts[6:]))
+	p3 := crawltest.StartChild(t, "p3", args("p3", nil))
 
 	// Kill p2 once it has made some requests and a third of the pages are
 	// fetched, then let p4 join.
@@ -170,19 +111,19 @@ func TestSharedFrontier(t *testing.T) {
 			break
 		}
 		select {
-		case <-p2.exited:
-			t.Fatalf("p2 exited before the kill: %v\n%s", p2.err, p2.out.String())
+		case <-p2.Exited:
+			t.Fatalf("p2 exited before the kill: %v\n%s", p2.Err, p2.Out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the crawl did not get going: %d requests\np1: %s\np2: %s", len(reqs), p1.out.String(), p2.out.String())
+			t.Fatalf("the crawl did not get going: %d requests\np1: %s\np2: %s", len(reqs), p1.Out.String(), p2.Out.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	p2.cmd.Process.Kill()
-	<-p2.exited
+	p2.Cmd.Process.Kill()
+	<-p2.Exited
 	killed := time.Now()
-	p4 := startChild(t, "p4", args("p4", nil))
+	p4 := crawltest.StartChild(t, "p4", args("p4", nil))
 	stopWatch := make(chan struct{})
 	go func() {
 		// What the crawl is doing, every 10 s, for a run that does not end.
@@ -202,8 +143,8 @@ func TestSharedFrontier(t *testing.T) {
 		}
 	}()
 	defer close(stopWatch)
-	for _, p := range []*child{p1, p3, p4} {
-		p.wait(t, 6*time.Minute)
+	for _, p := range []*crawltest.Child{p1, p3, p4} {
+		p.Wait(t, 6*time.Minute)
 	}
 	web.Drain(t.Context())
 
@@ -216,7 +157,7 @@ func TestSharedFrontier(t *testing.T) {
 			by[e.Host] = map[string]int{}
 		}
 		by[e.Host][e.From]++
-		if isRobotsPath(e.Path) {
+		if crawltest.IsRobotsPath(e.Path) {
 			continue
 		}
 		if (e.Status == 503 || e.Status == 429) && outageHost[e.Host] {
@@ -247,7 +188,7 @@ func TestSharedFrontier(t *testing.T) {
 		if h.Profile == simweb.ProfileCrawlDelay {
 			minGap = crawlDelay
 		}
-		if first := entries[0].Path; !isRobotsPath(first) {
+		if first := entries[0].Path; !crawltest.IsRobotsPath(first) {
 			t.Errorf("%s: first request %s, want robots.txt", host, first)
 		}
 		robots := 0

@@ -1,7 +1,8 @@
-package gentlecrawl_test
+package urlspace_test
 
 import (
 	"fmt"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net"
 	"net/http"
 	"os"
@@ -32,9 +33,9 @@ func genCrawl(t *testing.T, kind gensite.Kind, seed int64) (real, found, request
 	go srv.Serve(ln)
 	defer srv.Close()
 	host := "site.test"
-	sum = mustCrawl(t, t.Context(), gentlecrawl.Config{
+	sum = crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
 		JobDir: t.TempDir(), Seeds: []string{"http://" + host + "/"}, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: connectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
+		ConnectTo: crawltest.ConnectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
 	})
 	seen := map[string]bool{}
 	byFamily = map[string]int{}
@@ -81,7 +82,7 @@ func genSeeds(def ...int64) []int64 {
 	return def
 }
 
-// TestGeneratedWebs: sites built like real ones that this package's rules
+// TestGeneratedWebs: sites built like real ones that the crawler's rules
 // were not written for — a faceted shop, a news site with filter
 // combinations and tag intersections, a forum with sorts, day ranges,
 // print and highlight views, a wiki with histories, revisions and diffs,
