@@ -46,9 +46,9 @@ var layering = map[string][]string{
 	// gentlecrawl check: robots.txt, sitemaps and links read as the crawler
 	// reads them, its margin on the gap, its session-id recognition.
 	"internal/check": {"robots", "extract", "urlnorm", "internal/fetch", "internal/hostload", "internal/urlspace"},
-	// The shared frontier, in PostgreSQL (issue #17).
+	// The shared frontier, in PostgreSQL.
 	"internal/frontier/postgres": {"internal/frontier"},
-	// A real nginx for tests and benchmarks (issue #12); see testOnly.
+	// A real nginx for tests and benchmarks; see testOnly.
 	"internal/nginxtest": {"internal/simweb"},
 	// A real Apache httpd for tests (mod_deflate's ETags); see testOnly.
 	"internal/apachetest": {},

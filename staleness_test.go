@@ -21,7 +21,7 @@ import (
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 
-// The staleness benchmark of issue #14 (crawl demand). Staleness is the mean
+// The staleness benchmark (crawl demand). Staleness is the mean
 // over a host's pages of the fraction of a window of time during which the
 // crawler's copy of the page was out of date, judged from the server's side:
 // simweb knows when each page changed (simweb.Changes) and its log says when
@@ -556,7 +556,7 @@ type stalenessRow struct {
 
 // TestStalenessBenchmark runs gentlecrawl's continuous crawl against a host
 // whose pages change at known rates, and compares its staleness with the
-// baselines' at the same number of fetches (issue #14). The goal: at most
+// baselines' at the same number of fetches. The goal: at most
 // 0.7× uniform's staleness, below Nutch's, within 1.25× the optimum's,
 // and never more requests in 10 s than the budget allows.
 //

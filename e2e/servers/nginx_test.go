@@ -25,7 +25,8 @@ import (
 //     previous request to its host has ended and the delay has passed;
 //   - the refusals stop: once the crawler has found the limit (after its
 //     first 10 s), it touches it rarely — at most 2% of its requests and 3
-//     more (the crawler before #12 was refused about 10% all along).
+//     more (a crawler that never learns the limit is refused about one
+//     request in ten all along).
 //
 // It asserts no speed.
 func TestNginxRateLimits(t *testing.T) {
@@ -109,8 +110,7 @@ func TestNginxRateLimits(t *testing.T) {
 		}
 		t.Logf("%s: %d requests; refused %d of %d in the first 10 s, %d of %d after; summary: %+v", site, len(es), early, earlyAll, late, lateAll, sum.Slowed[site])
 		// A crawler that never learns the limit is refused about one
-		// request in ten all along (issue #12); one that does, about
-		// once a cycle.
+		// request in ten all along; one that does, about once a cycle.
 		if late*100 > 2*lateAll+300 {
 			t.Errorf("%s: %d of %d requests refused after the first 10 s: the crawler does not settle under the limit", site, late, lateAll)
 		}

@@ -91,7 +91,7 @@ func genSeeds(def ...int64) []int64 {
 //
 // The goal is every real page fetched with at most 1.2 requests per real
 // page; GENTLECRAWL_GEN_STRICT=1 holds the crawl to it. The crawler does
-// not meet it on every web yet (BENCHMARKS.md, section 15), so by default
+// not meet it on every web yet (BENCHMARKS.md, "The URL space"), so by default
 // the test holds it to what it does: at least 90 % of the real pages, at
 // most 2.5 requests per real page — a regression past either fails.
 // GENTLECRAWL_GEN_SEEDS=N runs seeds 1..N of each kind.
