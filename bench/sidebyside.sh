@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# sidebyside.sh — CPU per page of gentlecrawl beside GNU Wget2 and Colly v2
-#. Serves Debian's rust-doc HTML with a real nginx on 127.0.0.1,
+# sidebyside.sh — CPU per page of gentlecrawl beside GNU Wget2 and Colly v2.
+# Serves Debian's rust-doc HTML with a real nginx on 127.0.0.1,
 # crawls the /std/ subtree (or another corpus: CORPUS) with each crawler in turn (A B C A B C …, ROUNDS
 # rounds), and prints a Markdown table: pages (200 answers in nginx's access
 # log), wall seconds, CPU ms per page ((user+sys)/pages), peak RSS.
