@@ -364,8 +364,9 @@ func mustEscape(c byte) bool {
 const upperhex = "0123456789ABCDEF"
 
 // writeNormalizedEscapes copies s to b, decoding escaped unreserved
-// characters and uppercasing the hex digits of the other escapes. With
-// escapeRaw, bytes that are not allowed raw in a URL are escaped.
+// characters, uppercasing the hex digits of the other escapes and
+// escaping a '%' that starts none. With escapeRaw, bytes that are not
+// allowed raw in a URL are escaped.
 func writeNormalizedEscapes(b *strings.Builder, s string, escapeRaw bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -380,6 +381,11 @@ func writeNormalizedEscapes(b *strings.Builder, s string, escapeRaw bool) {
 				b.WriteByte(upperhex[d&15])
 			}
 			i += 2
+		case c == '%':
+			// A '%' that starts no escape is one itself: left raw, a
+			// decoded character after it could complete an escape
+			// ("%7%41" would become "%7A", and "z" the next time).
+			b.WriteString("%25")
 		case escapeRaw && mustEscape(c):
 			b.WriteByte('%')
 			b.WriteByte(upperhex[c>>4])
