@@ -504,10 +504,17 @@ func init() {
 // history is written only by the release that settles its URL, in the
 // same batch, and a settled URL comes back only as a revisit (Recrawl).
 // Its read is skipped: a search of the store's memtable for a key that is
-// not there, on every page. Retries, redirect targets,
-// URLs kept as they are and sitemaps are read as before.
+// not there, on every page. Retries, redirect targets, URLs kept as they
+// are and sitemaps are read as before, and so is every URL of a shared
+// crawl once its database server has restarted.
 func (c *Crawler) history(ctx context.Context, item *frontier.Item, canonical string) (*frontier.History, error) {
 	if item.Recrawl || item.Attempts > 0 || item.Hops > 0 || item.AsIs || item.Kind != "" {
+		return c.store.History(ctx, canonical)
+	}
+	if c.shared != nil && c.shared.pg.Restarts() > 0 {
+		// A crash of the database server may have lost the release that
+		// settled a URL another process then fetched again and settled:
+		// a URL queued on discovery may have a history after all.
 		return c.store.History(ctx, canonical)
 	}
 	if verifyShortcuts {
