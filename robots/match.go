@@ -171,6 +171,16 @@ func (g *Group) compile() {
 					d.flags |= ruleAnchored
 					d.patLen = uint16(j + 1)
 					d.lit = min(d.lit, d.patLen)
+					// What the shorter pattern needs of a path, not the
+					// whole one's ("*/index.htm" → "*/" needs only '/').
+					d.need = byteSet{}
+					if k := bytes.IndexByte(pattern[:j+1], '*'); k >= 0 {
+						for _, b := range pattern[k+1 : j+1] {
+							if b != '*' {
+								d.need.add(b)
+							}
+						}
+					}
 					d.key = ruleKey(j+2, true, 2*int(i)+1)
 					rules = append(rules, d)
 				}
