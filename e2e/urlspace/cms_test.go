@@ -1,7 +1,6 @@
 package urlspace_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/url"
 	"sort"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
 	"github.com/gentlecrawl/gentlecrawl/internal/cmstest"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 )
 
 // TestCMSCrawl crawls real CMSs from Debian's packages — WordPress (posts,
