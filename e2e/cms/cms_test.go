@@ -1,4 +1,4 @@
-package urlspace_test
+package cms_test
 
 import (
 	"net/url"
@@ -108,7 +108,7 @@ func crawlCMS(t *testing.T, site *cmstest.Site) *gentlecrawl.Summary {
 		}
 	}
 	minFound, maxReqs := real*9/10, real*25/10
-	if genStrict() {
+	if crawltest.GenStrict() {
 		minFound, maxReqs = real, real*12/10
 	}
 	if found := real - len(missed); found < minFound {
