@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"
 )

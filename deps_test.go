@@ -78,6 +78,7 @@ var layering = map[string][]string{
 	"e2e/crash":      {},
 	"e2e/servers":    {},
 	"e2e/urlspace":   {},
+	"e2e/cms":        {},
 	"e2e/continuous": {},
 	// An example server built on site, for site owners (a program, not a
 	// package: nothing imports it).
@@ -100,6 +101,7 @@ var testOnly = map[string]bool{
 	"e2e/crash":            true,
 	"e2e/servers":          true,
 	"e2e/urlspace":         true,
+	"e2e/cms":              true,
 	"e2e/continuous":       true,
 }
 

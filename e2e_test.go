@@ -3,7 +3,6 @@ package gentlecrawl_test
 import (
 	"context"
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 

@@ -2,12 +2,12 @@ package gentlecrawl_test
 
 import (
 	"context"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 

@@ -1,7 +1,6 @@
 package gentlecrawl_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math"
 	"os"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )

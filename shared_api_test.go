@@ -3,13 +3,13 @@ package gentlecrawl_test
 import (
 	"context"
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )

@@ -1,11 +1,11 @@
 package gentlecrawl_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"testing"
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 

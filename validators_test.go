@@ -2,7 +2,6 @@ package gentlecrawl_test
 
 import (
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
 	"github.com/gentlecrawl/gentlecrawl/internal/apachetest"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 )
 
 // TestValidatorsLearned: servers that ignore the validators as they sent

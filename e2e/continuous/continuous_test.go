@@ -2,7 +2,6 @@ package continuous_test
 
 import (
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
 	"github.com/gentlecrawl/gentlecrawl/internal/apachetest"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 

@@ -1,7 +1,6 @@
 package crash_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/report"
 	"github.com/gentlecrawl/gentlecrawl/internal/reqlog"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"

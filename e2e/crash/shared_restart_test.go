@@ -1,7 +1,6 @@
 package crash_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )

@@ -2,7 +2,6 @@ package crash_test
 
 import (
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier/postgres"
 	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"

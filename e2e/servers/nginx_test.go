@@ -2,7 +2,6 @@ package servers_test
 
 import (
 	"context"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/nginxtest"
 )
 

@@ -3,7 +3,6 @@ package servers_test
 import (
 	"context"
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/nginxtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/proxytest"
 )

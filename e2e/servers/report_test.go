@@ -3,7 +3,6 @@ package servers_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
 	"github.com/gentlecrawl/gentlecrawl/internal/cli"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/nginxtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/report"
 	"github.com/gentlecrawl/gentlecrawl/internal/warccheck"

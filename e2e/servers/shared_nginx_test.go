@@ -1,7 +1,6 @@
 package servers_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/nginxtest"
 	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
 )

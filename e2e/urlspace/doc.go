@@ -10,10 +10,9 @@
 //   - TestShopTraps: faceted shops drawn per seed (internal/simweb);
 //   - TestGeneratedWebs: sites built like real ones the crawler's rules
 //     were not written for — a shop, a news site, a forum, a wiki —
-//     drawn per seed (internal/gensite);
-//   - TestCMSCrawl: real WordPress and DokuWiki from Debian's packages
-//     (internal/cmstest), compared with each CMS's own list of its
-//     content.
+//     drawn per seed (internal/gensite).
+//
+// The crawls of real CMSs are in e2e/cms.
 //
 // The shape of these crawls (the requests per real page, the families
 // and traps the summary names) is what BENCHMARKS.md's URL-space figures

@@ -2,7 +2,6 @@ package urlspace_test
 
 import (
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/gensite"
 )
 
@@ -65,11 +65,6 @@ func genCrawl(t *testing.T, kind gensite.Kind, seed int64) (real, found, request
 	return len(want), found, len(reqs), byFamily, sum, missed
 }
 
-// genStrict reports whether GENTLECRAWL_GEN_STRICT holds crawls of
-// generated webs and CMSs to the goal (every real page, 1.2 requests per
-// real page) rather than to what the crawler does today.
-func genStrict() bool { return os.Getenv("GENTLECRAWL_GEN_STRICT") != "" }
-
 // genSeeds returns the seeds to run: a few by default, 1..N with
 // GENTLECRAWL_GEN_SEEDS=N.
 func genSeeds(def ...int64) []int64 {
@@ -96,7 +91,7 @@ func genSeeds(def ...int64) []int64 {
 // most 2.5 requests per real page — a regression past either fails.
 // GENTLECRAWL_GEN_SEEDS=N runs seeds 1..N of each kind.
 func TestGeneratedWebs(t *testing.T) {
-	strict := genStrict()
+	strict := crawltest.GenStrict()
 	for _, kind := range gensite.Kinds {
 		for _, seed := range genSeeds(1, 2, 3) {
 			t.Run(fmt.Sprintf("%s/seed%d", kind, seed), func(t *testing.T) {

@@ -2,7 +2,6 @@ package urlspace_test
 
 import (
 	"fmt"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 

@@ -1,12 +1,12 @@
 package urlspace_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"strings"
 	"testing"
 	"time"
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"github.com/gentlecrawl/gentlecrawl/internal/simweb"
 )
 

@@ -125,6 +125,12 @@ func ExpectedFetches(t *testing.T, web *simweb.Web, agent string) map[string]sim
 	return want
 }
 
+// GenStrict reports whether GENTLECRAWL_GEN_STRICT holds the crawls of
+// generated webs and CMSs (e2e/urlspace, e2e/cms) to the goal — every
+// real page, 1.2 requests per real page — rather than to what the crawler
+// does today.
+func GenStrict() bool { return os.Getenv("GENTLECRAWL_GEN_STRICT") != "" }
+
 // IsRobotsPath reports whether p is a simweb host's robots.txt, where it
 // is or where it was moved.
 func IsRobotsPath(p string) bool { return p == "/robots.txt" || p == "/robots-moved.txt" }

@@ -34,6 +34,9 @@ import (
 
 // encode applies one content coding. "deflate" is zlib (RFC 9110);
 // "rawdeflate" is what some servers send under the name "deflate".
+// DEFLATE's default level makes bombs as dense as its best (128 MiB of
+// zeros in 132,660 bytes of gzip against 130,104), in a tenth of the time
+// under -race: 1.4 s against 10 s for each bomb.
 func encode(t testing.TB, coding string, p []byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
@@ -41,11 +44,11 @@ func encode(t testing.TB, coding string, p []byte) []byte {
 	var err error
 	switch coding {
 	case "gzip", "x-gzip":
-		w, err = gzip.NewWriterLevel(&b, gzip.BestCompression)
+		w, err = gzip.NewWriterLevel(&b, gzip.DefaultCompression)
 	case "deflate":
-		w, err = zlib.NewWriterLevel(&b, zlib.BestCompression)
+		w, err = zlib.NewWriterLevel(&b, zlib.DefaultCompression)
 	case "rawdeflate":
-		w, err = flate.NewWriter(&b, flate.BestCompression)
+		w, err = flate.NewWriter(&b, flate.DefaultCompression)
 	case "br":
 		// lgwin 24: the largest window a brotli stream may make us
 		// allocate without the large-window extension.

@@ -1,7 +1,6 @@
-package urlspace_test
+package cms_test
 
 import (
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 	"net/url"
 	"sort"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
 	"github.com/gentlecrawl/gentlecrawl/internal/cmstest"
+	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 )
 
 // TestCMSCrawl crawls real CMSs from Debian's packages — WordPress (posts,
@@ -108,7 +108,7 @@ func crawlCMS(t *testing.T, site *cmstest.Site) *gentlecrawl.Summary {
 		}
 	}
 	minFound, maxReqs := real*9/10, real*25/10
-	if genStrict() {
+	if crawltest.GenStrict() {
 		minFound, maxReqs = real, real*12/10
 	}
 	if found := real - len(missed); found < minFound {
