@@ -90,6 +90,14 @@ type Config struct {
 	// much faster. Benchmarks that report what a real server
 	// does set it.
 	Durable bool
+	// Dir is the directory the server's temporary directory is made in;
+	// empty means os.TempDir(). A benchmark whose database outgrows /tmp,
+	// or that keeps its server beside its results, sets it.
+	Dir string
+	// Settings are server settings given to postgres after the defaults
+	// ("name=value", as postgres -c takes them): a benchmark of millions
+	// of rows sizes shared_buffers and max_wal_size as an operator would.
+	Settings []string
 }
 
 // Server is a running PostgreSQL started by Start. Its methods are safe for
@@ -135,7 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// Not t.TempDir: its parent is private to the user running the test,
 	// whom the postgres user may not be.
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp(cfg.Dir, "pgtest-")
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
@@ -191,6 +199,9 @@ func (s *Server) launch(ctx context.Context, port int, again bool) error {
 	}
 	if !s.cfg.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	for _, kv := range s.cfg.Settings {
+		args = append(args, "-c", kv)
 	}
 	logPath := filepath.Join(s.dir, "postgres.log")
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,6 +126,38 @@ func TestStartStop(t *testing.T) {
 	}
 	if _, err := pgx.Connect(context.Background(), dsn); err == nil {
 		t.Error("connected after Stop")
+	}
+}
+
+// TestDirSettings: the server's directory is made in Config.Dir, and
+// Config.Settings reach the server.
+func TestDirSettings(t *testing.T) {
+	pgtest.Require(t)
+	// Not t.TempDir: the server may run as another user, who must reach it.
+	parent, err := os.MkdirTemp("", "pgtest-parent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(parent)
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := pgtest.Start(t.Context(), pgtest.Config{Dir: parent, Settings: []string{"work_mem=7MB"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if filepath.Dir(s.Dir()) != parent {
+		t.Errorf("the server's directory %s is not in %s", s.Dir(), parent)
+	}
+	conn, err := pgx.Connect(t.Context(), s.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var mem string
+	if err := conn.QueryRow(t.Context(), "SELECT current_setting('work_mem')").Scan(&mem); err != nil || mem != "7MB" {
+		t.Errorf("work_mem = %q, %v; want the 7MB given", mem, err)
 	}
 }
 
