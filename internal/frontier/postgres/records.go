@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -108,47 +109,64 @@ func decodeHistory(b []byte) (*frontier.History, error) {
 	return h, nil
 }
 
+// historyPage is how many histories EachHistory reads with one statement
+// (a variable for tests).
+var historyPage = 1000
+
+// historyPageSQL reads the histories of bucket $1 after key $2, in key
+// order: the primary key's order, one index range. historyFirstSQL reads
+// a bucket's first page, from the nil UUID, the least key, on.
+const (
+	historyPageSQL  = `SELECT key, record FROM gc_history WHERE bucket = $1 AND key > $2 ORDER BY key LIMIT $3`
+	historyFirstSQL = `SELECT key, record FROM gc_history WHERE bucket = $1 AND key >= $2 ORDER BY key LIMIT $3`
+)
+
 // EachHistory calls fn for every URL with a history, in no particular
-// order, reading them as it goes. Once fn has been called, a connection
-// lost is an error: the histories are not read again.
+// order. It reads them a page at a time, bucket by bucket, each page by a
+// statement of its own that has ended before fn is called: a walk over
+// millions of histories holds no snapshot open for its whole length, which
+// would keep every vacuum from removing what the crawl's leases leave
+// behind, and every claim stepping over it. A history written meanwhile
+// may be seen or not; none is seen twice. A connection lost reads the page
+// again.
 func (s *Store) EachHistory(ctx context.Context, fn func(*frontier.History) error) error {
-	var stop, late error // fn's error or a corrupt record; a read failed after fn was called
-	err := s.retry(ctx, "histories", func() error {
-		rows, err := s.pool.Query(ctx, "SELECT record FROM gc_history")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		called := false
-		var b []byte
-		for rows.Next() {
-			if err := rows.Scan(&b); err != nil {
+	var (
+		page [][]byte
+		last [16]byte
+	)
+	for bucket := int32(0); bucket < Buckets; bucket++ {
+		sql, after := historyFirstSQL, [16]byte{}
+		for {
+			err := s.retry(ctx, "histories", func() error {
+				page = page[:0]
+				rows, err := s.pool.Query(ctx, sql, bucket, after, historyPage)
+				if err != nil {
+					return err
+				}
+				var b []byte
+				_, err = pgx.ForEachRow(rows, []any{&last, &b}, func() error {
+					page = append(page, bytes.Clone(b))
+					return nil
+				})
 				return err
-			}
-			h, err := decodeHistory(b)
-			if err == nil {
-				called = true
-				err = fn(h)
-			}
+			})
 			if err != nil {
-				stop = err
-				return nil
+				return fmt.Errorf("frontier/postgres: histories: %w", err)
 			}
+			for _, b := range page {
+				h, err := decodeHistory(b)
+				if err != nil {
+					return err
+				}
+				if err := fn(h); err != nil {
+					return err
+				}
+			}
+			if len(page) < historyPage {
+				break
+			}
+			sql, after = historyPageSQL, last
 		}
-		if err := rows.Err(); err != nil && called {
-			late = err
-			return nil
-		}
-		return rows.Err()
-	})
-	switch {
-	case stop != nil:
-		return stop
-	case late != nil:
-		err = late
-	}
-	if err != nil {
-		return fmt.Errorf("frontier/postgres: histories: %w", err)
 	}
 	return nil
 }
