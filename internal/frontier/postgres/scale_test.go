@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier/postgres"
 	"github.com/gentlecrawl/gentlecrawl/internal/pgtest"
@@ -62,5 +64,40 @@ func TestEachHistoryPages(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s seen %d times", u, n)
 		}
+	}
+}
+
+// TestAnalyzeSample: every column of the tables that grow by the URL has
+// a small statistics target, so that ANALYZE samples few rows and holds
+// its snapshot briefly; a column added without one would bring back the
+// default sample of 30,000 rows.
+func TestAnalyzeSample(t *testing.T) {
+	dsn := pgtest.DB(t)
+	open(t, dsn, postgres.Options{})
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `
+SELECT attrelid::regclass::text, attname, attstattarget FROM pg_attribute
+WHERE attrelid IN ('gc_queue'::regclass, 'gc_seen'::regclass, 'gc_history'::regclass) AND attnum > 0 AND NOT attisdropped`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		table, column string
+		target        int32
+		n             int
+	)
+	_, err = pgx.ForEachRow(rows, []any{&table, &column, &target}, func() error {
+		n++
+		if target < 0 || target > 10 {
+			t.Errorf("%s.%s: statistics target %d, want at most 10", table, column, target)
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("%d columns, %v", n, err)
 	}
 }
