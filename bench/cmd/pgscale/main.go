@@ -363,6 +363,7 @@ type phaseResult struct {
 	lost, errors   int64
 	claim, release hist
 	pgCPU, goCPU   time.Duration // the server's, and the workers' processes'
+	measured       bool          // pgCPU is: the server is pgscale's
 	loadBefore     string
 	loadAfter      string
 }
@@ -423,7 +424,7 @@ func phase(ctx context.Context, c config, dsn string, srv *pgtest.Server, n int,
 		if r.pgCPU, err = srv.CPUTime(); err != nil {
 			return nil, err
 		}
-		r.pgCPU = -r.pgCPU
+		r.pgCPU, r.measured = -r.pgCPU, true
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -503,8 +504,12 @@ func (r *phaseResult) print(what string) {
 	fmt.Printf("%s: %d leases in %v: %.0f leases/s; claim p50 %.0f µs p99 %.0f µs; release p50 %.0f µs p99 %.0f µs\n",
 		what, r.leases, r.elapsed.Round(time.Millisecond), r.rate(),
 		r.claim.quantile(0.5), r.claim.quantile(0.99), r.release.quantile(0.5), r.release.quantile(0.99))
-	fmt.Printf("  misses %d, leases lost %d, errors %d; CPU a lease: server %.0f µs, workers %.0f µs; load average %s → %s\n",
-		r.misses, r.lost, r.errors, float64(r.pgCPU.Microseconds())/n, float64(r.goCPU.Microseconds())/n, r.loadBefore, r.loadAfter)
+	server := "not measured (-dsn)"
+	if r.measured {
+		server = fmt.Sprintf("%.0f µs", float64(r.pgCPU.Microseconds())/n)
+	}
+	fmt.Printf("  misses %d, leases lost %d, errors %d; CPU a lease: server %s, workers %.0f µs; load average %s → %s\n",
+		r.misses, r.lost, r.errors, server, float64(r.goCPU.Microseconds())/n, r.loadBefore, r.loadAfter)
 }
 
 func (r *phaseResult) report() phaseReport {
