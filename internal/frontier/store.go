@@ -80,9 +80,9 @@ type Store struct {
 	fs             vfs.FS // Pebble's, where the state file is kept too
 	dir            string
 	logger         *slog.Logger
-	restored       bool // Open restored the in-memory state from the state file
-	syncs         sync.WaitGroup // the waiter of unsynced batches, while it runs
-	mu            struct {
+	restored       bool           // Open restored the in-memory state from the state file
+	syncs          sync.WaitGroup // the waiter of unsynced batches, while it runs
+	mu             struct {
 		sync.Mutex
 		seq     uint64 // last queue sequence number used
 		leaseID uint64
