@@ -26,8 +26,8 @@ import (
 // rebuilt by the scan. Which copy is current is said by the store itself:
 // Close writes the file (to a temporary name, synced, renamed, the
 // directory synced), then a meta key naming the file's random token,
-// synced. Opening reads the token and deletes it, synced, before the store
-// can change: a job killed after that has no token, and the next open
+// synced. Opening reads the token and deletes it before the store can
+// change: a job killed after a change has no token, and the next open
 // scans. A cut anywhere in Close leaves either no token, or the token of a
 // file that is whole on disk.
 const (
@@ -205,8 +205,11 @@ func (s *Store) loadState(fs vfs.FS, dir string) (restored bool, refused, err er
 		fs.Remove(path) // a stale copy, if any
 		return false, nil, nil
 	}
-	// From here on the store may change: no file is current.
-	if err := s.db.Delete(metaKey(stateMetaKey), pebble.Sync); err != nil {
+	// From here on the store may change: no file is current. The delete
+	// need not wait for the disk: Pebble's log is replayed as a prefix, so
+	// it is durable before any change after it is, and while none is, the
+	// file is still the store's state.
+	if err := s.db.Delete(metaKey(stateMetaKey), pebble.NoSync); err != nil {
 		return false, nil, fmt.Errorf("frontier: write: %w", err)
 	}
 	defer fs.Remove(path)

@@ -454,7 +454,8 @@ func TestStateCloseCut(t *testing.T) {
 // TestStateKilledAfterOpen: once a store opened from its saved state has
 // changed, that state is no longer current — a process killed before it
 // closes the store leaves no state to restore, and the next open scans.
-// (The token naming the file is deleted, synced, as the store opens.)
+// (The token naming the file is deleted as the store opens, before any
+// change in Pebble's log.)
 func TestStateKilledAfterOpen(t *testing.T) {
 	fs := vfs.NewCrashableMem()
 	opts := frontier.Options{FS: fs, ExpectedURLs: 500}

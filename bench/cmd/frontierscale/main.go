@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	producers := fl.Int("producers", runtime.GOMAXPROCS(0), "goroutines offering batches at once")
 	sample := fl.Int("leases", 20_000, "leases (claim and release) timed after the reopen")
 	keep := fl.Bool("keep", false, "keep the store when done")
+	verbose := fl.Bool("v", false, "log the store's debug messages")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -89,6 +91,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx := context.Background()
 	r := report{URLs: *urls, Hosts: *hosts}
 	opts := frontier.Options{ExpectedURLs: *urls}
+	if *verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 
 	s, err := frontier.Open(*dir, opts)
 	if err != nil {
