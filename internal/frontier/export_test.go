@@ -113,3 +113,21 @@ func (s *Store) MayHaveSeenForTest(canonical string) bool {
 	defer s.mu.Unlock()
 	return s.mu.seen.mayContain(h[:])
 }
+
+// HostsInMemoryForTest returns how many hosts the store keeps in memory,
+// how many of those are idle (nothing queued or leased), and how many of
+// the idle ones are kept for their pacing (held in memory only, not yet
+// passed).
+func (s *Store) HostsInMemoryForTest() (hosts, idle, pacing int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.mu.hosts {
+		if st.idleNow() {
+			idle++
+			if st.next.After(st.durableNext) && st.next.After(s.mu.clock) {
+				pacing++
+			}
+		}
+	}
+	return len(s.mu.hosts), idle, pacing
+}

@@ -52,6 +52,11 @@ type Options struct {
 	// of the seen-set (10 bits per URL); 0: DefaultExpectedURLs. The filter
 	// grows past it, by layers of twice as many URLs.
 	ExpectedURLs int
+	// IdleHosts is how many hosts with nothing queued or leased the store
+	// keeps in memory; beyond it, those idle longest are evicted, to be
+	// read from the store again when a change touches them. 0:
+	// DefaultIdleHosts.
+	IdleHosts int
 	Limits
 }
 
@@ -81,6 +86,7 @@ type Store struct {
 	dir            string
 	logger         *slog.Logger
 	restored       bool           // Open restored the in-memory state from the state file
+	idleMax        int            // Options.IdleHosts
 	syncs          sync.WaitGroup // the waiter of unsynced batches, while it runs
 	mu             struct {
 		sync.Mutex
@@ -95,6 +101,8 @@ type Store struct {
 		// is seen, or about to be.
 		inflight map[*tx]struct{}
 		heads    headCache
+		idle     idleList        // hosts that may be evicted
+		clock    time.Time       // the latest claim's Now
 		unsynced []*pebble.Batch // applied, their fsync not yet awaited
 		waiting  bool            // a waiter goroutine is running
 	}
@@ -136,7 +144,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open store: %w", err)
 	}
-	s := &Store{db: db, limits: opts.Limits, fs: fs, dir: dir, logger: logger}
+	s := &Store{db: db, limits: opts.Limits, fs: fs, dir: dir, logger: logger, idleMax: opts.IdleHosts}
+	if s.idleMax <= 0 {
+		s.idleMax = DefaultIdleHosts
+	}
 	if err := s.load(opts.ExpectedURLs); err != nil {
 		db.Close()
 		return nil, err
@@ -177,7 +188,11 @@ func (s *Store) load(expected int) error {
 	}
 	for _, st := range s.mu.hosts {
 		s.mu.ready.place(st)
+		if st.idleNow() {
+			s.mu.idle.pushFront(st)
+		}
 	}
+	s.evictIdle()
 	s.logger.Debug("frontier: opened", "hosts", len(s.mu.hosts), "saved_state", restored, "took", time.Since(start))
 	return nil
 }
@@ -430,6 +445,11 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if req.Now.After(s.mu.clock) {
+		// Hosts kept for their pacing may be evicted once it has passed.
+		s.mu.clock = req.Now
+		s.evictIdle()
+	}
 	for {
 		var st *hostState
 		if req.Host != "" {
@@ -630,7 +650,10 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 	if st == nil || st.lease == nil || st.lease.ID != l.ID {
 		return Added{}, ErrLeaseLost
 	}
-	d := t.host(l.Host)
+	d, err := t.host(l.Host)
+	if err != nil {
+		return Added{}, err
+	}
 	d.endLease, d.leaseID, d.next, d.pause = true, l.ID, req.Next, req.Pause
 	// The host's head after the release: the first entry beyond the lease
 	// as read when it was claimed, entries added since, and the lease's
