@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ import (
 	"time"
 
 	"github.com/gentlecrawl/gentlecrawl/internal/frontier"
+	"github.com/gentlecrawl/gentlecrawl/internal/gctune"
 )
 
 type report struct {
@@ -51,6 +53,11 @@ type report struct {
 }
 
 func main() {
+	// The collector as the gentlecrawl command sets it, unless GOGC or
+	// GOMEMLIMIT say otherwise: the memory measured is a crawl's.
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		gctune.Start(gctune.Config{Percent: 200, LowPercent: 50, Floor: 72 << 20, MinPercent: 40, Slack: 16 << 20})
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "frontierscale:", err)
 		os.Exit(1)
@@ -116,6 +123,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "admitted %d URLs over %d hosts in %v: %.0f URLs/s; store %d bytes, %.1f per URL\n",
 		*urls, *hosts, elapsed.Round(time.Millisecond), r.AdmitPerS, size, r.BytesPerURL)
 
+	// As a new process would: the closed store's memory is not kept.
+	s = nil
+	debug.FreeOSMemory()
 	start := time.Now()
 	s, err = frontier.Open(*dir, opts)
 	if err != nil {
