@@ -84,15 +84,15 @@ func (s *Store) StateForTest() (hosts []string, seq uint64, queued map[string]in
 	defer s.mu.Unlock()
 	queued = make(map[string]int)
 	for name, st := range s.mu.hosts {
-		if st.pending == 0 && st.durableNext.IsZero() && st.overBudget == 0 && st.queued == 0 {
-			continue
+		queued[name] = st.queued
+		if st.pending == 0 && st.durableNext.IsZero() && st.overBudget == 0 {
+			continue // nothing a scan would find
 		}
 		line := fmt.Sprintf("%s next=%d pending=%d over=%d", name, timeNanos(st.durableNext), st.pending, st.overBudget)
 		if st.pending > 0 {
 			line += fmt.Sprintf(" due=%d", timeNanos(st.due))
 		}
 		hosts = append(hosts, line)
-		queued[name] = st.queued
 	}
 	slices.Sort(hosts)
 	h := fnv.New64a()

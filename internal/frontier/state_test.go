@@ -140,7 +140,18 @@ func sameAsScan(t *testing.T, restored, scanned storeState) {
 		t.Errorf("queues differ:\nrestored %d: %.300q\nscanned  %d: %.300q", len(restored.queue), restored.queue, len(scanned.queue), scanned.queue)
 	}
 	if !slices.Equal(restored.hosts, scanned.hosts) {
-		t.Errorf("hosts differ:\nrestored: %q\nscanned:  %q", restored.hosts, scanned.hosts)
+		var only []string
+		for _, h := range restored.hosts {
+			if !slices.Contains(scanned.hosts, h) {
+				only = append(only, "restored "+h)
+			}
+		}
+		for _, h := range scanned.hosts {
+			if !slices.Contains(restored.hosts, h) {
+				only = append(only, "scanned "+h)
+			}
+		}
+		t.Errorf("hosts differ (%d restored, %d scanned): %q", len(restored.hosts), len(scanned.hosts), only[:min(len(only), 6)])
 	}
 	if restored.seq < scanned.seq {
 		t.Errorf("sequence number %d restored, below the scan's %d", restored.seq, scanned.seq)
@@ -520,5 +531,70 @@ func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStateAtScale is the small version of bench/cmd/frontierscale: 100,000
+// URLs over 1,000 hosts, a share of them leased and settled, the store
+// closed and opened again: the state restored from the saved file is what
+// a scan of the store rebuilds, and every URL is in the restored filter.
+func TestStateAtScale(t *testing.T) {
+	const urls, hosts = 100_000, 1_000
+	dir := t.TempDir()
+	opts := frontier.Options{ExpectedURLs: urls}
+	s, err := frontier.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := func(i int) string {
+		return "https://h" + strconv.Itoa(i%hosts) + ".example/a/" + strconv.Itoa(i) + ".html"
+	}
+	batch := make([]frontier.Candidate, 0, 1000)
+	for i := range urls {
+		u := url(i)
+		batch = append(batch, frontier.Candidate{Host: "h" + strconv.Itoa(i%hosts) + ".example", Canonical: u, Entry: frontier.Entry{URL: u}})
+		if len(batch) == cap(batch) {
+			if _, err := s.Add(ctx, frontier.Batch{Add: batch}); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	for i := range 2000 {
+		l, _, err := s.Claim(ctx, frontier.ClaimRequest{Now: now, Max: 2})
+		if err != nil || l == nil {
+			t.Fatalf("claim %d: %v, %v", i, l, err)
+		}
+		req := frontier.ReleaseRequest{Lease: l, Next: now}
+		for _, it := range l.Items {
+			req.Results = append(req.Results, frontier.Result{Item: it, Outcome: frontier.Fetched, Canonical: it.URL,
+				History: &frontier.History{URL: it.URL, Status: 200, Fetched: now, Captured: now, Visits: 1}})
+		}
+		if _, err := s.Release(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = frontier.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := stateOf(t, s)
+	if !restored.restored {
+		t.Fatal("closed cleanly, the state was rebuilt rather than restored")
+	}
+	for i := range urls {
+		if !s.MayHaveSeenForTest(url(i)) {
+			t.Fatalf("%s is not in the restored filter", url(i))
+		}
+	}
+	s = rescan(t, s, vfs.Default, dir, opts)
+	defer s.Close()
+	sameAsScan(t, restored, stateOf(t, s))
+	if n := len(restored.queue); n != urls-4000 {
+		t.Errorf("%d URLs queued, want %d", n, urls-4000)
 	}
 }
