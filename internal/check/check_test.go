@@ -512,7 +512,9 @@ func TestTimeBudget(t *testing.T) {
 	if !strings.Contains(rep.Cut, "time budget") || !strings.Contains(finding(t, rep, check.IDSample).Message, "stopped early") {
 		t.Errorf("cut %q: want the time budget named", rep.Cut)
 	}
-	if rep.Requests < 3 || rep.Requests > 5 {
+	// At most four gaps fit in 1.5 s; a loaded machine may make fewer
+	// requests, which says nothing of the budget.
+	if rep.Requests < 1 || rep.Requests > 5 {
 		t.Errorf("%d requests in 1.5 s at 0.4 s apart", rep.Requests)
 	}
 	politeness(t, s.hits(), 400*time.Millisecond, 0, nil)

@@ -499,6 +499,11 @@ func TestMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes two jobs of some MiB")
 	}
+	if raceEnabled {
+		// The live heap is the same with the race detector, the run ten
+		// times slower: scripts/test runs this test without -race.
+		t.Skip("measures memory; run without -race")
+	}
 	const n = 1000
 	peak := func(job string, opts Options, every int) (uint64, int) {
 		files, _, err := Files(job)
@@ -553,3 +558,6 @@ func BenchmarkExport(b *testing.B) {
 	job, size := siteJob(b, 2000)
 	benchExport(b, job, size)
 }
+
+// raceEnabled is set when the tests are built with -race (race_test.go).
+var raceEnabled bool

@@ -11,8 +11,11 @@
 // most new URLs are admitted without a read. The filter starts sized for
 // [Options.ExpectedURLs] and grows by layers as URLs are seen (10 to 20 bits
 // a URL), so its memory grows with the crawl. The host heap and the queue
-// counts live in memory, rebuilt when the store is opened, so that a claim
-// never scans all hosts; leases live in memory only.
+// counts live in memory, so that a claim never scans all hosts; leases live
+// in memory only. Close saves that state and the filter to a file that Open
+// restores when it is current and whole, and rebuilds by a scan of the
+// store otherwise (after a crash). Hosts idle beyond [Options.IdleHosts]
+// are evicted from memory and read again from their records.
 //
 // Every change is one batch through one path. Add and Release return once
 // their batch is applied and its fsync under way, without waiting for the

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
 	"time"
 )
@@ -33,6 +34,10 @@ type hostState struct {
 	// a cost that grows with the pages a host has had fetched. An entry
 	// added before the floor clears it.
 	floor []byte
+
+	txs                int // changes under way that touch the host
+	idle               bool
+	idlePrev, idleNext *hostState // in the store's idleList, while idle
 }
 
 // dueSet is the earliest of a set of due times, if any.
@@ -113,4 +118,100 @@ func (q *hostHeap) place(h *hostState) {
 	case h.index >= 0:
 		heap.Remove(q, h.index)
 	}
+}
+
+// DefaultIdleHosts is how many idle hosts the embedded store keeps in
+// memory when Options say nothing: beyond it, the hosts idle longest are
+// evicted, about 200 bytes and their name each.
+const DefaultIdleHosts = 1 << 16
+
+// idleList holds the hosts with nothing queued, nothing leased and no
+// change under way, most recently idle first: the ones the store may evict
+// from memory. What an evicted host needs later is in its record (budgets'
+// counts, a pause), read again when a change touches it; what is not (the
+// count of URLs it ever queued when no budget needs it) is what reopening
+// the job would forget too.
+type idleList struct {
+	first, last *hostState
+	n           int
+}
+
+func (l *idleList) remove(st *hostState) {
+	if !st.idle {
+		return
+	}
+	if st.idlePrev != nil {
+		st.idlePrev.idleNext = st.idleNext
+	} else {
+		l.first = st.idleNext
+	}
+	if st.idleNext != nil {
+		st.idleNext.idlePrev = st.idlePrev
+	} else {
+		l.last = st.idlePrev
+	}
+	st.idlePrev, st.idleNext, st.idle = nil, nil, false
+	l.n--
+}
+
+func (l *idleList) pushFront(st *hostState) {
+	l.remove(st)
+	st.idlePrev, st.idleNext, st.idle = nil, l.first, true
+	if l.first != nil {
+		l.first.idlePrev = st
+	} else {
+		l.last = st
+	}
+	l.first = st
+	l.n++
+}
+
+// idleNow reports whether st may be evicted as far as its queue, lease and
+// the changes under way go.
+func (st *hostState) idleNow() bool { return st.pending == 0 && st.lease == nil && st.txs == 0 }
+
+// letGo ends a change's hold on st (under s.mu); a host left with nothing
+// to do joins the idle list.
+func (s *Store) letGo(st *hostState) {
+	st.txs--
+	if st.idleNow() {
+		s.mu.idle.pushFront(st)
+	}
+}
+
+// evictIdle forgets hosts idle longest while more than the store's allowance
+// are idle (under s.mu). A host whose pacing is in memory only (a next
+// allowed time later than its record's, not yet passed on the claims'
+// clock) is kept until it has passed, so that a host that gets new URLs
+// is not asked sooner than its pace allows.
+func (s *Store) evictIdle() {
+	for tries := 2 * (s.mu.idle.n - s.idleMax); s.mu.idle.n > s.idleMax && tries > 0; tries-- {
+		st := s.mu.idle.last
+		s.mu.idle.remove(st)
+		if !st.idleNow() {
+			continue
+		}
+		if st.next.After(st.durableNext) && st.next.After(s.mu.clock) {
+			s.mu.idle.pushFront(st)
+			continue
+		}
+		s.mu.heads.drop(st)
+		delete(s.mu.hosts, st.name)
+	}
+}
+
+// loadHost makes the in-memory state of a host that is not in memory: from
+// its record if it has one (it was evicted, or the job was reopened), else
+// a new host's.
+func (s *Store) loadHost(name string) (*hostState, error) {
+	st := &hostState{name: name, index: -1}
+	v, ok, err := s.get(hostKey(name))
+	if err != nil || !ok {
+		return st, err
+	}
+	if err := decodeHostRecord(v, &st.hostRecord); err != nil {
+		return nil, fmt.Errorf("%w: host %q", err, name)
+	}
+	st.durableNext = st.next
+	return st, nil
 }

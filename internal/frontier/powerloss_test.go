@@ -167,6 +167,7 @@ type powerShape struct {
 	flushP   float64 // a worker flushes the memtable after an op
 	pauseP   float64 // a release is a pause
 	limits   frontier.Limits
+	idle     int // idle hosts the store keeps in memory (0: the default)
 }
 
 var powerNow = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -195,6 +196,10 @@ func runPowerLoss(t *testing.T, seed uint64) {
 	case 2:
 		sh.limits.CrawlBudget = len(web.reachable)
 	}
+	if rng.IntN(2) == 0 {
+		// Few: hosts are evicted and read again all along.
+		sh.idle = 1 + rng.IntN(4)
+	}
 	cuts := 2 + rng.IntN(4)
 	t.Logf("%d hosts, %d URLs reachable from %d seeds; %d workers, leases of %d, %d power cuts; %+v",
 		len(web.hosts), len(web.reachable), len(web.seeds), sh.workers, sh.leaseMax, cuts, sh)
@@ -207,7 +212,7 @@ func runPowerLoss(t *testing.T, seed uint64) {
 		admitted: map[string]bool{}, done: map[string]bool{}, robots: map[string]bool{}, robotsAsked: map[string]bool{},
 	}
 	fs := vfs.NewCrashableMem()
-	s, err := frontier.Open(powerDir, frontier.Options{FS: fs, Limits: sh.limits, ExpectedURLs: 1000})
+	s, err := frontier.Open(powerDir, frontier.Options{FS: fs, Limits: sh.limits, ExpectedURLs: 1000, IdleHosts: sh.idle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +283,7 @@ func runPowerLoss(t *testing.T, seed uint64) {
 		}
 		s.Close() // the old timeline's store: whatever it says is gone with it
 		fs = crashed
-		s, err = frontier.Open(powerDir, frontier.Options{FS: fs, Limits: sh.limits, ExpectedURLs: 1000})
+		s, err = frontier.Open(powerDir, frontier.Options{FS: fs, Limits: sh.limits, ExpectedURLs: 1000, IdleHosts: sh.idle})
 		if err != nil {
 			t.Fatalf("cut %d (%d%% of the unsynced blocks kept): reopen: %v", cut+1, pct, err)
 		}

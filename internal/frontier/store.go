@@ -20,7 +20,12 @@ import (
 
 // FormatVersion is the layout of the keys and values in the store. A job
 // directory written with another version is refused, never rewritten.
-const FormatVersion = "4"
+const FormatVersion = "5"
+
+// upgradable are the format versions Open takes and stamps with
+// FormatVersion: version 5 only added the state file (state.go), which a
+// build of version 4 would leave stale after changing the store.
+var upgradable = map[string]bool{"4": true}
 
 // ErrIncompatible is returned by Open for a store written by another format version.
 var ErrIncompatible = errors.New("frontier: job directory was written by an incompatible version of gentlecrawl")
@@ -47,6 +52,11 @@ type Options struct {
 	// of the seen-set (10 bits per URL); 0: DefaultExpectedURLs. The filter
 	// grows past it, by layers of twice as many URLs.
 	ExpectedURLs int
+	// IdleHosts is how many hosts with nothing queued or leased the store
+	// keeps in memory; beyond it, those idle longest are evicted, to be
+	// read from the store again when a change touches them. 0:
+	// DefaultIdleHosts.
+	IdleHosts int
 	Limits
 }
 
@@ -69,8 +79,16 @@ type Store struct {
 	// afterSnapshot, when set (by tests), runs after a claim's read of a
 	// queue has taken its snapshot.
 	afterSnapshot func()
-	syncs         sync.WaitGroup // the waiter of unsynced batches, while it runs
-	mu            struct {
+	// afterCloseStep, when set (by tests), runs between the steps of
+	// Close's saving of the state file.
+	afterCloseStep func(step string)
+	fs             vfs.FS // Pebble's, where the state file is kept too
+	dir            string
+	logger         *slog.Logger
+	restored       bool           // Open restored the in-memory state from the state file
+	idleMax        int            // Options.IdleHosts
+	syncs          sync.WaitGroup // the waiter of unsynced batches, while it runs
+	mu             struct {
 		sync.Mutex
 		seq     uint64 // last queue sequence number used
 		leaseID uint64
@@ -83,6 +101,8 @@ type Store struct {
 		// is seen, or about to be.
 		inflight map[*tx]struct{}
 		heads    headCache
+		idle     idleList        // hosts that may be evicted
+		clock    time.Time       // the latest claim's Now
 		unsynced []*pebble.Batch // applied, their fsync not yet awaited
 		waiting  bool            // a waiter goroutine is running
 	}
@@ -98,10 +118,11 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	cache := pebble.NewCache(256 << 20)
 	defer cache.Unref()
+	fs := storeFS(dir, opts.FS)
 	po := &pebble.Options{
 		Logger: pebbleLogger{logger},
 		Cache:  cache,
-		FS:     storeFS(dir, opts.FS),
+		FS:     fs,
 		// Admission writes fast; bigger memtables mean fewer, larger
 		// flushes and less work for compactions.
 		MemTableSize: 32 << 20,
@@ -123,7 +144,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open store: %w", err)
 	}
-	s := &Store{db: db, limits: opts.Limits}
+	s := &Store{db: db, limits: opts.Limits, fs: fs, dir: dir, logger: logger, idleMax: opts.IdleHosts}
+	if s.idleMax <= 0 {
+		s.idleMax = DefaultIdleHosts
+	}
 	if err := s.load(opts.ExpectedURLs); err != nil {
 		db.Close()
 		return nil, err
@@ -131,24 +155,54 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// load checks the format and rebuilds the in-memory state: the host table
-// and heap, the sequence number, and the seen filter.
+// load checks the format and restores the in-memory state — the host table
+// and heap, the sequence number, and the seen filter — from the state file
+// Close wrote, or rebuilds it by a scan of the store.
 func (s *Store) load(expected int) error {
 	v, ok, err := s.get(metaKey("version"))
 	if err != nil {
 		return err
 	}
-	if !ok {
+	if !ok || upgradable[string(v)] {
 		if err := s.db.Set(metaKey("version"), []byte(FormatVersion), pebble.Sync); err != nil {
 			return fmt.Errorf("frontier: write: %w", err)
 		}
 	} else if string(v) != FormatVersion {
 		return fmt.Errorf("%w (format %q, this build reads %q)", ErrIncompatible, v, FormatVersion)
 	}
-	s.mu.hosts = make(map[string]*hostState)
 	s.mu.heads.limit = headCacheBytes
 	s.mu.inflight = make(map[*tx]struct{})
-	err = s.scan([]byte{prefixHost}, func(k, v []byte) error {
+	start := time.Now()
+	restored, refused, err := s.loadState(s.fs, s.dir)
+	if err != nil {
+		return err
+	}
+	if refused != nil {
+		s.logger.Warn("frontier: the saved state is unusable; rebuilding it from the store", "err", refused)
+	}
+	s.restored = restored
+	if !restored {
+		if err := s.rebuild(expected); err != nil {
+			return err
+		}
+	}
+	for _, st := range s.mu.hosts {
+		s.mu.ready.place(st)
+		if st.idleNow() {
+			s.mu.idle.pushFront(st)
+		}
+	}
+	s.evictIdle()
+	s.logger.Debug("frontier: opened", "hosts", len(s.mu.hosts), "saved_state", restored, "took", time.Since(start))
+	return nil
+}
+
+// rebuild makes the in-memory state by reading the host records, every
+// queue entry and every seen-set key.
+func (s *Store) rebuild(expected int) error {
+	s.mu.hosts = make(map[string]*hostState)
+	s.mu.seq, s.mu.queued = 0, 0
+	err := s.scan([]byte{prefixHost}, func(k, v []byte) error {
 		st := &hostState{name: string(k[1:]), index: -1}
 		if err := decodeHostRecord(v, &st.hostRecord); err != nil {
 			return fmt.Errorf("%w: host %q", err, st.name)
@@ -186,9 +240,6 @@ func (s *Store) load(expected int) error {
 	if err != nil {
 		return err
 	}
-	for _, st := range s.mu.hosts {
-		s.mu.ready.place(st)
-	}
 	if expected <= 0 {
 		expected = DefaultExpectedURLs
 	}
@@ -223,6 +274,12 @@ func (s *Store) Close() (err error) {
 		return f
 	}
 	defer s.recoverFatal(&err)
+	// Every change is applied and synced: the in-memory state is saved,
+	// so that opening the job again need not rebuild it. Without it the
+	// next open rebuilds it, so a failure here loses nothing.
+	if err := s.saveState(s.fs, s.dir); err != nil {
+		s.logger.Warn("frontier: could not save the in-memory state; the next open rebuilds it", "err", err)
+	}
 	// Flushed first: the log's copy of the memtable is then deleted, and
 	// the job directory holds its data once, compressed.
 	if err := s.db.Flush(); err != nil {
@@ -388,6 +445,11 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (_ *Lease, next tim
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if req.Now.After(s.mu.clock) {
+		// Hosts kept for their pacing may be evicted once it has passed.
+		s.mu.clock = req.Now
+		s.evictIdle()
+	}
 	for {
 		var st *hostState
 		if req.Host != "" {
@@ -588,7 +650,10 @@ func (s *Store) Release(ctx context.Context, req ReleaseRequest) (_ Added, err e
 	if st == nil || st.lease == nil || st.lease.ID != l.ID {
 		return Added{}, ErrLeaseLost
 	}
-	d := t.host(l.Host)
+	d, err := t.host(l.Host)
+	if err != nil {
+		return Added{}, err
+	}
 	d.endLease, d.leaseID, d.next, d.pause = true, l.ID, req.Next, req.Pause
 	// The host's head after the release: the first entry beyond the lease
 	// as read when it was claimed, entries added since, and the lease's

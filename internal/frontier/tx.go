@@ -126,8 +126,10 @@ func (t *tx) close() {
 		for _, d := range t.hosts {
 			d.st.queued -= d.queued
 			d.st.overBudget -= d.over
+			t.s.letGo(d.st)
 		}
 		t.s.mu.queued -= t.queued
+		t.s.evictIdle()
 	}
 	if t.locked {
 		t.locked = false
@@ -139,9 +141,21 @@ func (t *tx) close() {
 	t.recycle()
 }
 
-func (t *tx) host(name string) *hostDelta {
+// host returns the tx's change to a host, starting it when the tx first
+// touches the host: the host's state in memory, read from its record when
+// it was evicted (or is new). The state is held, and cannot be evicted,
+// until the tx is done (follow or close).
+func (t *tx) host(name string) (*hostDelta, error) {
 	if d := t.hosts[name]; d != nil {
-		return d
+		return d, nil
+	}
+	st := t.s.mu.hosts[name]
+	if st == nil {
+		var err error
+		if st, err = t.s.loadHost(name); err != nil {
+			return nil, err
+		}
+		t.s.mu.hosts[name] = st
 	}
 	if len(t.deltas) == cap(t.deltas) {
 		// A release touches one host or a few; an admission, many.
@@ -149,14 +163,11 @@ func (t *tx) host(name string) *hostDelta {
 	}
 	t.deltas = append(t.deltas, hostDelta{})
 	d := &t.deltas[len(t.deltas)-1]
-	st := t.s.mu.hosts[name]
-	if st == nil {
-		st = &hostState{name: name, index: -1}
-		t.s.mu.hosts[name] = st
-	}
+	st.txs++
+	t.s.mu.idle.remove(st)
 	d.st = st
 	t.hosts[name] = d
-	return d
+	return d, nil
 }
 
 // meet checks a candidate and returns its seen-set hash, and whether this
@@ -233,7 +244,10 @@ func (t *tx) admit(c *Candidate, h [16]byte, admit func(Candidate) bool) error {
 	if admit != nil && !admit(*c) {
 		return nil
 	}
-	d := t.host(c.Host)
+	d, err := t.host(c.Host)
+	if err != nil {
+		return err
+	}
 	lim := t.s.limits
 	if (lim.HostBudget > 0 && d.st.queued >= lim.HostBudget) || (lim.CrawlBudget > 0 && t.s.mu.queued >= lim.CrawlBudget) {
 		d.st.overBudget++
@@ -288,7 +302,11 @@ func (t *tx) requeue(c *Candidate) error {
 	hist.Pending = true
 	t.val = appendHistory(t.val[:0], &hist)
 	t.set(hk, t.val)
-	return t.enqueue(t.host(c.Host), c.Host, c.Due, &c.Entry)
+	d, err := t.host(c.Host)
+	if err != nil {
+		return err
+	}
+	return t.enqueue(d, c.Host, c.Due, &c.Entry)
 }
 
 // settle applies one leased URL's result, checked by Release beforehand.
@@ -450,7 +468,9 @@ func (t *tx) follow() (perr error) {
 			st.due = d.minDue
 		}
 		s.mu.ready.place(st)
+		s.letGo(st)
 	}
+	s.evictIdle()
 	return perr
 }
 

@@ -1,0 +1,5 @@
+//go:build race
+
+package export
+
+func init() { raceEnabled = true }

@@ -1,0 +1,5 @@
+//go:build race
+
+package inflate
+
+func init() { raceEnabled = true }
