@@ -17,7 +17,7 @@ const headPrefetch = 32
 
 // headCacheBytes bounds the memory the copies of all hosts take together;
 // beyond it, the copies of the hosts claimed longest ago are dropped.
-const headCacheBytes = 64 << 20
+const headCacheBytes = 32 << 20
 
 // headEntry is a queue entry as stored: its key and its encoded value,
 // slices of a buffer the entries of one read share.

@@ -120,8 +120,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	r.BytesPerURL = float64(size) / float64(*urls)
-	fmt.Fprintf(stderr, "admitted %d URLs over %d hosts in %v: %.0f URLs/s; store %d bytes, %.1f per URL\n",
-		*urls, *hosts, elapsed.Round(time.Millisecond), r.AdmitPerS, size, r.BytesPerURL)
+	fmt.Fprintf(stderr, "admitted %d URLs over %d hosts in %v: %.0f URLs/s; store %d bytes, %.1f per URL; peak RSS so far %.0f MB\n",
+		*urls, *hosts, elapsed.Round(time.Millisecond), r.AdmitPerS, size, r.BytesPerURL, peakRSSMB())
 
 	// As a new process would: the closed store's memory is not kept.
 	s = nil
@@ -132,9 +132,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	r.ReopenS = time.Since(start).Seconds()
-	fmt.Fprintf(stderr, "reopened in %.3f s\n", r.ReopenS)
+	fmt.Fprintf(stderr, "reopened in %.3f s; RSS %.0f MB, peak so far %.0f MB\n", r.ReopenS, residentMB(), peakRSSMB())
 
 	lat, err := leases(ctx, s, *sample)
+	if *verbose {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		fmt.Fprintf(stderr, "after the leases: Go heap %d MB in use, %d MB from the system; %s\n", ms.HeapInuse>>20, ms.Sys>>20, "")
+	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -145,8 +150,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		slices.Sort(lat)
 		r.LeaseUSP50 = micros(lat[len(lat)/2])
 		r.LeaseUSP99 = micros(lat[min(len(lat)-1, len(lat)*99/100)])
-		fmt.Fprintf(stderr, "%d leases: p50 %.1f µs, p99 %.1f µs, max %.1f µs\n",
-			len(lat), r.LeaseUSP50, r.LeaseUSP99, micros(lat[len(lat)-1]))
+		fmt.Fprintf(stderr, "%d leases: p50 %.1f µs, p99 %.1f µs, max %.1f µs; RSS %.0f MB\n",
+			len(lat), r.LeaseUSP50, r.LeaseUSP99, micros(lat[len(lat)-1]), residentMB())
 	}
 	r.PeakRSSMB = peakRSSMB()
 	line, err := json.Marshal(r)
