@@ -1,0 +1,5 @@
+//go:build race
+
+package urlspace_test
+
+func init() { raceEnabled = true }
