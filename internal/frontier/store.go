@@ -31,7 +31,7 @@ var upgradable = map[string]bool{"4": true}
 var ErrIncompatible = errors.New("frontier: job directory was written by an incompatible version of gentlecrawl")
 
 // blockCacheBytes is the size of Pebble's block cache.
-const blockCacheBytes = 128 << 20
+const blockCacheBytes = 64 << 20
 
 // DefaultExpectedURLs sizes the in-memory seen filter's first layer when
 // Options say nothing: 320 KiB of memory. It grows as URLs are seen.
@@ -123,8 +123,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	// store's files besides; the block cache saves decompressing them.
 	// What the store holds in memory in all: this, the memtables (two of
 	// 32 MiB at most while one is flushed), the copies of queue heads
-	// (headCacheBytes) and the seen filter (10-20 bits a URL: 125 MB at
-	// 10^8 URLs sized for them up front).
+	// (headCacheBytes), the hosts in memory (about 350 bytes each) and the
+	// seen filter (10-20 bits a URL: 125 MB at 10^8 URLs sized for them up
+	// front). A larger cache buys little at 10^8 URLs, whose table filters
+	// alone (10 bits a key) would not fit in it.
 	cache := pebble.NewCache(blockCacheBytes)
 	defer cache.Unref()
 	fs := storeFS(dir, opts.FS)

@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	sample := fl.Int("leases", 20_000, "leases (claim and release) timed after the reopen")
 	keep := fl.Bool("keep", false, "keep the store when done")
 	verbose := fl.Bool("v", false, "log the store's debug messages")
+	memprofile := fl.String("memprofile", "", "write a heap profile after the leases to this file")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -135,6 +137,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "reopened in %.3f s; RSS %.0f MB, peak so far %.0f MB\n", r.ReopenS, residentMB(), peakRSSMB())
 
 	lat, err := leases(ctx, s, *sample)
+	if *memprofile != "" && err == nil {
+		err = writeHeapProfile(*memprofile)
+	}
 	if *verbose {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -296,4 +301,16 @@ func procStatus(field string) float64 {
 		}
 	}
 	return 0
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
