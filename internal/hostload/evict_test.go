@@ -163,3 +163,30 @@ func TestRateMemosBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleHostsForgottenAllKnown: hosts all known from the start (a crawl
+// of its seeds' hosts) are forgotten once idle too, though no new host
+// comes to sweep.
+func TestIdleHostsForgottenAllKnown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScheduler(LoadConfig{})
+		s.SetIdleSweep(8, time.Second)
+		const hosts = 100
+		for i := range hosts + 1 {
+			s.Add(fmt.Sprintf("h%03d.test", i), 1)
+		}
+		for i := range hosts {
+			take(t, s, fmt.Sprintf("h%03d.test", i))
+			s.Release(fmt.Sprintf("h%03d.test", i), 1, time.Now(), ReasonDelay)
+		}
+		time.Sleep(2 * time.Second)
+		take(t, s, fmt.Sprintf("h%03d.test", hosts))
+		s.Release(fmt.Sprintf("h%03d.test", hosts), 1, time.Now().Add(time.Second), ReasonDelay)
+		s.mu.Lock()
+		kept := len(s.mu.hosts)
+		s.mu.Unlock()
+		if kept != 1 {
+			t.Errorf("%d of %d idle hosts kept, want the one still in its gap", kept, hosts+1)
+		}
+	})
+}

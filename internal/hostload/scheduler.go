@@ -419,6 +419,9 @@ func (s *Scheduler) release(host string, done int, next time.Time, reason Reason
 		// Keep an idle host's next allowed time: new URLs for it may be
 		// found before that time, and must wait for it.
 		s.mu.idle[host] = h
+		// A crawl whose hosts were all known from the start adds no new
+		// host that would sweep: hosts going idle sweep too.
+		s.sweepIdleLocked(time.Now())
 	}
 	s.notify()
 }
