@@ -116,3 +116,25 @@ func TestRobotsEvictionKeepsRules(t *testing.T) {
 		t.Errorf("expired rules used: %+v, %v", r, err)
 	}
 }
+
+// TestSharedAddrsBounded: a shared crawl's memo of the addresses it wrote
+// to the database holds at most maxSharedAddrs hosts; a host forgotten is
+// written again.
+func TestSharedAddrsBounded(t *testing.T) {
+	s := &shared{addrs: make(map[string]string)}
+	if s.noteAddr("h0.test", "192.0.2.1") || !s.noteAddr("h0.test", "192.0.2.1") {
+		t.Fatal("a host's address not remembered")
+	}
+	if s.noteAddr("h0.test", "192.0.2.2") {
+		t.Error("a new address for a host taken for known")
+	}
+	for i := range maxSharedAddrs + 10 {
+		s.noteAddr(fmt.Sprintf("h%d.test", i), "192.0.2.1")
+		if len(s.addrs) > maxSharedAddrs {
+			t.Fatalf("%d addresses kept, bound %d", len(s.addrs), maxSharedAddrs)
+		}
+	}
+	if s.noteAddr("h0.test", "192.0.2.1") {
+		t.Error("a host forgotten at the bound taken for known")
+	}
+}
