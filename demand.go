@@ -34,9 +34,18 @@ type demand struct {
 	minFreq, maxFreq float64 // visits per second: 1/RevisitMax, 1/RevisitMin
 	share            float64 // Config.RefreshShare
 	maxRate          float64 // Config.MaxRate; 0: none
+	// on says the crawl is continuous: only then is anything kept.
+	on bool
 
-	mu    sync.Mutex
+	mu sync.Mutex
+	// hosts holds the hosts with pages counted or new URLs queued
+	// (hostDemand.active), and hosts paced lately: idle ones are dropped
+	// once they outnumber the active ones (dropIdle). A host's pace is
+	// told again at each of its turns, before its intervals are planned.
 	hosts map[string]*hostDemand
+	// active is how many of hosts are active, kept as they come and go,
+	// so that a host's share of MaxRate costs no pass over them all.
+	active int
 	// hints are what sitemaps said of URLs not visited yet, by canonical
 	// URL: taken (and forgotten) at the first visit.
 	hints map[string]sitemapHint
@@ -120,6 +129,10 @@ type hostDemand struct {
 	dirty    int       // rate changes since
 }
 
+// active says the host has something demand must remember: pages whose
+// rates are counted, or new URLs waiting that shrink its refresh budget.
+func (h *hostDemand) active() bool { return h.rates.Len() > 0 || h.fresh > 0 }
+
 // repriceEvery bounds how long a host's price is kept before the rates and
 // budget that changed since are taken in.
 const repriceEvery = time.Second
@@ -130,10 +143,14 @@ func newDemand(cfg Config) *demand {
 		maxFreq: 1 / cfg.RevisitMin.Seconds(),
 		share:   cfg.RefreshShare,
 		maxRate: cfg.MaxRate,
+		on:      cfg.Continuous,
 		hosts:   make(map[string]*hostDemand),
 	}
 }
 
+// host returns the state of a host, new if it has none. Called with d.mu
+// held; a change that may make the host active or idle is followed by
+// settle.
 func (d *demand) host(name string) *hostDemand {
 	h := d.hosts[name]
 	if h == nil {
@@ -141,6 +158,35 @@ func (d *demand) host(name string) *hostDemand {
 		d.hosts[name] = h
 	}
 	return h
+}
+
+// settle counts a host whose state may have changed (wasActive: before the
+// change) in or out of active. Called with d.mu held.
+func (d *demand) settle(h *hostDemand, wasActive bool) {
+	switch now := h.active(); {
+	case now && !wasActive:
+		d.active++
+	case !now && wasActive:
+		d.active--
+	}
+}
+
+// minIdleKept is how many idle hosts demand keeps before it drops them.
+const minIdleKept = 1024
+
+// dropIdle forgets the idle hosts once they outnumber the active ones
+// (and minIdleKept): what an idle host keeps is its pace, told again at
+// its next turn. A pass over all hosts each time they have doubled costs
+// a constant per host added. Called with d.mu held.
+func (d *demand) dropIdle() {
+	if len(d.hosts) <= 2*d.active+minIdleKept {
+		return
+	}
+	for name, h := range d.hosts {
+		if !h.active() {
+			delete(d.hosts, name)
+		}
+	}
 }
 
 // rateOf is the estimated change rate of a page from its history, and false
@@ -196,17 +242,28 @@ func (h *hostDemand) typeRates(class string) *revisit.Demand {
 
 // pace tells demand the gap its host's politeness sets between requests.
 func (d *demand) pace(host string, gap time.Duration) {
+	if !d.on {
+		return
+	}
 	capacity := 1 / math.Max(gap.Seconds(), 0.01)
 	d.mu.Lock()
+	d.dropIdle() // first: this host's pace is wanted by its turn
 	d.host(host).capacity = capacity
 	d.mu.Unlock()
 }
 
-// addFresh counts n URLs of host queued as new (negative: settled).
+// addFresh counts n URLs of host queued as new (negative: settled). Only a
+// continuous crawl plans revisits, and only it counts.
 func (d *demand) addFresh(host string, n int) {
+	if !d.on || n == 0 {
+		return
+	}
 	d.mu.Lock()
 	h := d.host(host)
+	was := h.active()
 	h.fresh = max(0, h.fresh+n)
+	d.settle(h, was)
+	d.dropIdle()
 	d.mu.Unlock()
 }
 
@@ -220,6 +277,7 @@ func (d *demand) count(host string, before, after *frontier.History) {
 	}
 	d.mu.Lock()
 	h := d.host(host)
+	was := h.active()
 	if hadOld {
 		h.rates.Add(old, -1)
 		h.typeRates(typeClass(before)).Add(old, -1)
@@ -229,6 +287,7 @@ func (d *demand) count(host string, before, after *frontier.History) {
 		h.typeRates(typeClass(after)).Add(rate, 1)
 	}
 	h.dirty++
+	d.settle(h, was)
 	d.mu.Unlock()
 }
 
@@ -301,13 +360,7 @@ func (d *demand) priceOf(h *hostDemand, now time.Time) float64 {
 func (d *demand) budget(h *hostDemand) float64 {
 	capacity := h.capacity
 	if d.maxRate > 0 {
-		active := 0
-		for _, o := range d.hosts {
-			if o.rates.Len() > 0 || o.fresh > 0 {
-				active++
-			}
-		}
-		share := d.maxRate / float64(max(active, 1))
+		share := d.maxRate / float64(max(d.active, 1))
 		if capacity == 0 || share < capacity {
 			capacity = share
 		}

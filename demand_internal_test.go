@@ -10,7 +10,51 @@ import (
 )
 
 func testDemand() *demand {
-	return newDemand(Config{RevisitMin: time.Second, RevisitMax: time.Hour, RefreshShare: 0.5})
+	return newDemand(Config{Continuous: true, RevisitMin: time.Second, RevisitMax: time.Hour, RefreshShare: 0.5})
+}
+
+// TestDemandHostsBounded: demand keeps the hosts that have pages counted
+// or new URLs waiting; hosts idle otherwise are dropped once they outnumber
+// those, and the count of active hosts that shares MaxRate stays exact
+// without a pass over the hosts. A crawl that is not continuous keeps
+// nothing at all.
+func TestDemandHostsBounded(t *testing.T) {
+	d := newDemand(Config{Continuous: true, RevisitMin: time.Second, RevisitMax: time.Hour, RefreshShare: 0.5, MaxRate: 10})
+	page := &frontier.History{ContentType: "text/html", Observed: []frontier.Observation{{Interval: time.Hour, Before: true}}}
+	const hosts = 20_000
+	for i := range hosts {
+		host := fmt.Sprintf("h%d.test", i)
+		d.addFresh(host, 3)
+		d.pace(host, time.Second)
+		if i%10 == 0 {
+			d.count(host, nil, page) // a page counted: active for good
+		}
+		d.addFresh(host, -3) // its new URLs settled
+		if n := len(d.hosts); n > 2*d.active+minIdleKept {
+			t.Fatalf("after %d hosts: %d kept for %d active", i+1, n, d.active)
+		}
+	}
+	active := 0
+	for _, h := range d.hosts {
+		if h.active() {
+			active++
+		}
+	}
+	if active != hosts/10 || d.active != active {
+		t.Errorf("active hosts: counted %d, kept %d, want %d", d.active, active, hosts/10)
+	}
+	if got, want := d.budget(d.hosts["h0.test"]), 10.0/float64(hosts/10); got != want {
+		t.Errorf("a host's share of MaxRate: %v, want %v", got, want)
+	}
+
+	off := newDemand(Config{RevisitMin: time.Second, RevisitMax: time.Hour, RefreshShare: 0.5})
+	for i := range 100 {
+		off.addFresh(fmt.Sprintf("h%d.test", i), 5)
+		off.pace(fmt.Sprintf("h%d.test", i), time.Second)
+	}
+	if len(off.hosts) != 0 {
+		t.Errorf("a crawl that is not continuous kept %d hosts", len(off.hosts))
+	}
 }
 
 // TestSitemapHints: a page not visited yet is planned from its sitemap's

@@ -22,7 +22,9 @@ import (
 // in this crawl. An origin's entry is only read or written by the worker
 // holding its host.
 type robotsCache struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// max bounds hosts (0: maxRobotsCached); tests make it small.
+	max   int
 	hosts map[string]*hostRobots
 	// hops are the robots.txt redirect hops waiting for a turn of the
 	// host they lead to: host → origins whose chain goes there next.
@@ -83,14 +85,19 @@ func (rc *robotsCache) get(host string) *hostRobots {
 
 // maxRobotsCached bounds the parsed robots.txt rules kept in memory; the
 // store keeps them all, and an evicted origin's rules are read back from it
-// on its next visit.
+// on its next visit, while they are fresh: eviction neither lifts a
+// disallow nor asks for robots.txt again before its time (robotsFor).
 const maxRobotsCached = 50_000
 
 func (rc *robotsCache) set(host string, h *hostRobots) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if _, ok := rc.hosts[host]; !ok && len(rc.hosts) >= maxRobotsCached {
-		rc.evictLocked(maxRobotsCached / 10)
+	limit := rc.max
+	if limit <= 0 {
+		limit = maxRobotsCached
+	}
+	if _, ok := rc.hosts[host]; !ok && len(rc.hosts) >= limit {
+		rc.evictLocked(max(limit/10, 1))
 	}
 	rc.hosts[host] = h
 }

@@ -55,7 +55,8 @@ type shared struct {
 	// scopeSeeds is the number of seeds the scope was last built from.
 	scopeSeeds int
 	// addrs are the addresses this process recorded for its hosts in
-	// the database, so that each is written once.
+	// the database, so that each is written once; at most maxSharedAddrs
+	// (noteAddr).
 	addrs map[string]string
 	// restarts is the database server's restarts (postgres.Store.Restarts)
 	// that the feeder has made up for.
@@ -370,16 +371,32 @@ func (c *Crawler) shareAddr(ctx context.Context, host, addr string) {
 	if c.shared == nil || addr == "" {
 		return
 	}
-	c.shared.mu.Lock()
-	known := c.shared.addrs[host] == addr
-	c.shared.addrs[host] = addr
-	c.shared.mu.Unlock()
-	if known {
+	if c.shared.noteAddr(host, addr) {
 		return
 	}
 	if err := c.shared.pg.SetAddr(ctx, host, addr); err != nil && ctx.Err() == nil {
 		c.cfg.Logger.Warn("shared frontier: cannot record a host's address", "host", host, "err", err)
 	}
+}
+
+// maxSharedAddrs bounds shared.addrs. Past it the memo starts again: an
+// address written again costs one statement, a memo of every host ever
+// met grows without end.
+const maxSharedAddrs = 100_000
+
+// noteAddr records that host was reached at addr, and reports whether
+// this process recorded that in the database already.
+func (s *shared) noteAddr(host, addr string) (known bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.addrs[host] == addr {
+		return true
+	}
+	if len(s.addrs) >= maxSharedAddrs {
+		clear(s.addrs)
+	}
+	s.addrs[host] = addr
+	return false
 }
 
 // addrBusyWait is how long a host whose address was found over the shared

@@ -56,7 +56,8 @@ type Summary struct {
 	DuplicatePages   int                         `json:"duplicate_pages"`        // pages fetched that repeat one fetched before: their links were not followed (a view's were: those new to the crawl are still queued)
 	URLSpace         map[string]*HostURLSpace    `json:"url_space,omitempty"`    // per host: traps refused, parameters found irrelevant, explosions
 	Retries          int                         `json:"retries"`                // fetches kept for another try: the server was overloaded or the network failed
-	Slowed           map[string]HostLoad         `json:"slowed,omitempty"`       // per host that pushed back (refusals, slow answers): where its rate settled, and why
+	Slowed           map[string]HostLoad         `json:"slowed,omitempty"`       // per host that pushed back (refusals, slow answers): where its rate settled, and why; the first 1,000 such hosts
+	SlowedMore       bool                        `json:"slowed_more,omitempty"`  // more hosts pushed back than Slowed lists
 	Validators       map[string]OriginValidators `json:"validators,omitempty"`   // per origin ("https://example.org") that ignored the validators as they were sent: what was found, what is sent instead
 	Demand           map[string]HostDemand       `json:"demand,omitempty"`       // per host, in a continuous crawl: how often its pages change, its refresh budget and what is worth spending
 	Queued           int                         `json:"queued"`                 // URLs still waiting when the crawl ended

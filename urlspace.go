@@ -41,7 +41,10 @@ type space struct {
 
 	mu struct {
 		sync.Mutex
-		hosts map[string]*dupCounts // by origin
+		// hosts counts, by origin, what the summary says of near
+		// duplicates, canonicals and nofollow links: origins with
+		// something to count, the first maxDupHosts of them.
+		hosts map[string]*dupCounts
 		// stripped remembers pages fetched under parameters whose values
 		// were fresh on every response but not yet confirmed not to
 		// matter: the hash of the key without them → their names.
@@ -51,6 +54,12 @@ type space struct {
 
 // maxStripped bounds space.mu.stripped.
 const maxStripped = 1 << 18
+
+// maxDupHosts bounds space.mu.hosts: a crawl of many hosts counts the
+// duplicates of the first this many that have any, as the URL-space
+// learners keep some 10,000 hosts, and the summary says nothing of the
+// others' duplicates.
+const maxDupHosts = 10_000
 
 // dupCounts counts, for one host, pages that repeat others.
 type dupCounts struct {
@@ -66,7 +75,9 @@ func (s *space) noteNofollow(origin string, n int) {
 		return
 	}
 	s.mu.Lock()
-	s.dups(origin).nofollow += n
+	if d := s.dups(origin); d != nil {
+		d.nofollow += n
+	}
 	s.mu.Unlock()
 }
 
@@ -93,12 +104,18 @@ func newSpace() *space {
 	}
 }
 
+// dups returns the counts of origin, new if it has none, or nil when
+// maxDupHosts origins are counted already. Ask only with something to
+// count: an origin is kept once asked for. Called with s.mu held.
 func (s *space) dups(origin string) *dupCounts {
 	if s.mu.hosts == nil {
 		s.mu.hosts = make(map[string]*dupCounts)
 	}
 	d := s.mu.hosts[origin]
 	if d == nil {
+		if len(s.mu.hosts) >= maxDupHosts {
+			return nil
+		}
 		d = &dupCounts{}
 		s.mu.hosts[origin] = d
 	}
@@ -121,16 +138,23 @@ func (s *space) notePage(u *url.URL, fp uint64, canonical *url.URL) (near []stri
 		}
 	}
 	s.near.Add(fp, origin+" "+u.String())
+	elsewhere := canonical != nil && urlnorm.Canonical(canonical) != urlnorm.Canonical(u)
+	if twin == "" && !elsewhere {
+		return near
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.dups(origin)
+	if d == nil {
+		return near
+	}
 	if twin != "" {
 		d.near++
 		if d.example == "" {
 			d.example = u.String() + " ≈ " + twin
 		}
 	}
-	if canonical != nil && urlnorm.Canonical(canonical) != urlnorm.Canonical(u) {
+	if elsewhere {
 		d.canonical++
 	}
 	return near

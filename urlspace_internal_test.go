@@ -673,3 +673,37 @@ func TestDupIndexListsBounded(t *testing.T) {
 		t.Errorf("a wider view of a list forgotten: %q, want new", dup.Kind)
 	}
 }
+
+// TestDupCountsBounded: the summary's duplicate counts are kept only for
+// origins with something to count, and for maxDupHosts of them at most,
+// however many hosts the crawl meets.
+func TestDupCountsBounded(t *testing.T) {
+	s := newSpace()
+	u := func(host, path string) *url.URL {
+		v, err := url.Parse("http://" + host + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for i := range 1000 {
+		s.notePage(u(fmt.Sprintf("u%d.test", i), "/"), uint64(i)*0x9e3779b97f4a7c15, nil) // nothing to count
+	}
+	if n := len(s.mu.hosts); n != 0 {
+		t.Errorf("%d origins counted for pages that repeat nothing", n)
+	}
+	for i := range maxDupHosts + 100 {
+		host := fmt.Sprintf("h%d.test", i)
+		s.notePage(u(host, "/a"), uint64(i+1000)*0x9e3779b97f4a7c15, u(host, "/b")) // canonical elsewhere
+		s.noteNofollow("http://"+host, 2)
+	}
+	if n := len(s.mu.hosts); n != maxDupHosts {
+		t.Errorf("%d origins counted, want the bound %d", n, maxDupHosts)
+	}
+	if d := s.mu.hosts["http://h0.test"]; d == nil || d.canonical != 1 || d.nofollow != 2 {
+		t.Errorf("first origin's counts: %+v", d)
+	}
+	if r := s.report()["http://h0.test"]; r == nil || r.CanonicalElsewhere != 1 || r.NofollowLinks != 2 {
+		t.Errorf("first origin's report: %+v", r)
+	}
+}

@@ -791,9 +791,18 @@ func (c *Crawler) noteLoad(host string, load *hostload.Load) {
 		if s.Slowed == nil {
 			s.Slowed = make(map[string]HostLoad)
 		}
+		if _, ok := s.Slowed[host]; !ok && len(s.Slowed) >= maxSlowedHosts {
+			s.SlowedMore = true
+			return
+		}
 		s.Slowed[host] = hl
 	})
 }
+
+// maxSlowedHosts bounds Summary.Slowed: a crawl of many hosts on a busy
+// network could otherwise write a line for each of them in every summary.
+// The request log keeps every answer of every host.
+const maxSlowedHosts = 1000
 
 // follow returns the in-scope URLs a response leads to: the links of an HTML
 // page, or the target of a redirect.

@@ -527,6 +527,9 @@ func writeSummary(w io.Writer, s *gentlecrawl.Summary) {
 	for _, h := range slices.Sorted(maps.Keys(s.Slowed)) {
 		fmt.Fprintf(w, "  host load       %s: %s\n", h, report.HostLoadText(jsonOf(s.Slowed[h])))
 	}
+	if s.SlowedMore {
+		fmt.Fprintf(w, "  host load       … and more hosts pushed back than these %d (the request log has every answer)\n", len(s.Slowed))
+	}
 	for _, h := range slices.Sorted(maps.Keys(s.Demand)) {
 		fmt.Fprintf(w, "  change          %s: %s\n", h, report.DemandText(jsonOf(s.Demand[h])))
 	}

@@ -18,8 +18,8 @@ import (
 // connected to (a name that resolves to a private address, even only on the
 // second lookup, is refused). It is safe for concurrent use.
 type dialer struct {
-	connectTo    []ConnectTo
-	resolve      []Resolve
+	connectTo    connectRules
+	resolve      resolveRules
 	allowPrivate bool
 	timeout      time.Duration // resolution plus connect
 	net          net.Dialer
@@ -52,7 +52,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 // proxy says the address is a proxy's, which the user named: it is
 // dialed whatever it resolves to.
 func (d *dialer) dialTimed(ctx context.Context, network, host string, port int, proxy bool) (net.Conn, error) {
-	host, port = connectTarget(d.connectTo, host, port)
+	host, port = d.connectTo.target(host, port)
 	trace := httptrace.ContextClientTrace(ctx)
 	// net.Dialer reports DNSStart/DNSDone only for the names it resolves;
 	// this dialer resolves them itself, so it reports them.
@@ -103,7 +103,7 @@ func (d *dialer) permitted(ap netip.AddrPort) bool {
 // lookup returns the addresses for host:port: those of a --resolve rule, the
 // host itself when it is an IP address, or else those from DNS.
 func (d *dialer) lookup(ctx context.Context, host string, port int) ([]netip.Addr, error) {
-	if addrs := pinned(d.resolve, host, port); len(addrs) > 0 {
+	if addrs := d.resolve.pinned(host, port); len(addrs) > 0 {
 		return addrs, nil
 	}
 	if a, err := netip.ParseAddr(host); err == nil {

@@ -175,7 +175,7 @@ func (c *Client) LookupIP(ctx context.Context, u *url.URL) ([]netip.Addr, error)
 		}
 		port = n
 	}
-	host, port := connectTarget(c.dial.connectTo, u.Hostname(), port)
+	host, port := c.dial.connectTo.target(u.Hostname(), port)
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout)
 	defer cancel()
 	addrs, err := c.dial.lookup(ctx, host, port)

@@ -228,8 +228,8 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.dns = newDNSCache(cfg.Resolver, cfg.DNSTTL, cfg.DNSNegativeTTL, cfg.DNSCacheSize, cfg.ConnectTimeout, &c.stats)
 	d := &dialer{
-		connectTo:    cfg.ConnectTo,
-		resolve:      cfg.Resolve,
+		connectTo:    newConnectRules(cfg.ConnectTo),
+		resolve:      newResolveRules(cfg.Resolve),
 		allowPrivate: cfg.AllowPrivateNetworks,
 		timeout:      cfg.ConnectTimeout,
 		net:          net.Dialer{KeepAlive: 30 * time.Second},

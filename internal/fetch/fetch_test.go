@@ -665,7 +665,7 @@ func TestDialerChecksEveryAddress(t *testing.T) {
 	// Every address of a rule is private: none is dialed (a zero
 	// net.Dialer would connect to 127.0.0.1:80 if asked).
 	d := &dialer{
-		resolve: []Resolve{{Host: "a.test", Port: 80, Addrs: addrs("127.0.0.1", "10.0.0.1", "::1")}},
+		resolve: newResolveRules([]Resolve{{Host: "a.test", Port: 80, Addrs: addrs("127.0.0.1", "10.0.0.1", "::1")}}),
 		timeout: 5 * time.Second,
 	}
 	_, err := d.DialContext(context.Background(), "tcp", "a.test:80")

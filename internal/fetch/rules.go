@@ -258,45 +258,95 @@ func isLocalhostName(h string) bool {
 	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
 
-// connectTarget applies the ConnectTo rules to host:port; the first matching
-// rule wins, as in curl.
-func connectTarget(rules []ConnectTo, host string, port int) (string, int) {
-	h := normHost(host)
-	for _, r := range rules {
-		if (r.FromHost == "" || r.FromHost == h) && (r.FromPort == 0 || r.FromPort == port) {
-			if r.ToHost != "" {
-				host = r.ToHost
-			}
-			if r.ToPort != 0 {
-				port = r.ToPort
-			}
-			return host, port
+// connectRules are the ConnectTo rules indexed by the host they name, so
+// that finding the rule for a host costs the same with ten thousand rules
+// (one per host of a crawl) as with one: every connection of the crawl
+// asks. The zero value has no rules.
+type connectRules struct {
+	all     []ConnectTo
+	byHost  map[string][]int // indexes in all of the rules naming each host, in order
+	anyHost []int            // indexes in all of the rules for any host, in order
+}
+
+func newConnectRules(rules []ConnectTo) connectRules {
+	r := connectRules{all: rules}
+	for i, c := range rules {
+		if c.FromHost == "" {
+			r.anyHost = append(r.anyHost, i)
+			continue
 		}
+		if r.byHost == nil {
+			r.byHost = make(map[string][]int)
+		}
+		r.byHost[c.FromHost] = append(r.byHost[c.FromHost], i)
+	}
+	return r
+}
+
+// target applies the rules to host:port; the first matching rule wins, as
+// in curl: the first in order among those naming the host and those for
+// any host.
+func (r *connectRules) target(host string, port int) (string, int) {
+	named, anyHost := r.byHost[normHost(host)], r.anyHost
+	first := func(idx []int) int {
+		for _, i := range idx {
+			if p := r.all[i].FromPort; p == 0 || p == port {
+				return i
+			}
+		}
+		return len(r.all)
+	}
+	i := min(first(named), first(anyHost))
+	if i == len(r.all) {
+		return host, port
+	}
+	if c := r.all[i]; c.ToHost != "" {
+		host = c.ToHost
+	}
+	if c := r.all[i]; c.ToPort != 0 {
+		port = c.ToPort
 	}
 	return host, port
+}
+
+// resolveRules are the Resolve rules indexed by host and port, for the
+// same reason as connectRules. The zero value has no rules.
+type resolveRules struct {
+	exact map[resolveKey][]netip.Addr // by host and port: the last rule's
+	wild  map[int][]netip.Addr        // "*" rules by port: the last rule's
+}
+
+type resolveKey struct {
+	host string
+	port int
+}
+
+func newResolveRules(rules []Resolve) resolveRules {
+	var r resolveRules
+	for _, x := range rules {
+		if x.Host == "*" {
+			if r.wild == nil {
+				r.wild = make(map[int][]netip.Addr)
+			}
+			r.wild[x.Port] = x.Addrs
+			continue
+		}
+		if r.exact == nil {
+			r.exact = make(map[resolveKey][]netip.Addr)
+		}
+		r.exact[resolveKey{x.Host, x.Port}] = x.Addrs
+	}
+	return r
 }
 
 // pinned returns the addresses a Resolve rule gives host:port. A rule naming
 // the host beats a "*" rule; among equals the last wins, as in curl, where a
 // later --resolve replaces an earlier entry in the DNS cache.
-func pinned(rules []Resolve, host string, port int) []netip.Addr {
-	h := normHost(host)
-	var exact, wild []netip.Addr
-	for _, r := range rules {
-		if r.Port != port {
-			continue
-		}
-		switch r.Host {
-		case h:
-			exact = r.Addrs
-		case "*":
-			wild = r.Addrs
-		}
+func (r *resolveRules) pinned(host string, port int) []netip.Addr {
+	if a, ok := r.exact[resolveKey{normHost(host), port}]; ok {
+		return a
 	}
-	if exact != nil {
-		return exact
-	}
-	return wild
+	return r.wild[port]
 }
 
 // Address ranges that IsPublic rejects besides those netip classifies.

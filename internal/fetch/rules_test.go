@@ -1,7 +1,10 @@
 package fetch
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"reflect"
 	"strings"
@@ -165,7 +168,8 @@ func TestRuleMatching(t *testing.T) {
 		{"c.test", 443, "tls.test", 8443},
 		{"c.test", 80, "c.test", 80}, // no rule
 	} {
-		h, p := connectTarget(cts, tt.host, tt.port)
+		r := newConnectRules(cts)
+		h, p := r.target(tt.host, tt.port)
 		if h != tt.wantHost || p != tt.wantPort {
 			t.Errorf("connectTarget(%s:%d) = %s:%d, want %s:%d", tt.host, tt.port, h, p, tt.wantHost, tt.wantPort)
 		}
@@ -186,7 +190,8 @@ func TestRuleMatching(t *testing.T) {
 		{"b.test", 80, addrs("192.0.2.4")},
 		{"a.test", 81, nil},
 	} {
-		if got := pinned(rs, tt.host, tt.port); !reflect.DeepEqual(got, tt.want) {
+		r := newResolveRules(rs)
+		if got := r.pinned(tt.host, tt.port); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("pinned(%s:%d) = %v, want %v", tt.host, tt.port, got, tt.want)
 		}
 	}
@@ -297,5 +302,88 @@ func TestCheckTargets(t *testing.T) {
 		if !errors.Is(err, ErrPrivateNetwork) || !strings.Contains(err.Error(), tt.wantFlag) || !strings.Contains(err.Error(), "--allow-private-networks") {
 			t.Errorf("%s: CheckTargets() = %v; want ErrPrivateNetwork naming %s and --allow-private-networks", tt.name, err, tt.wantFlag)
 		}
+	}
+}
+
+// TestRulesIndexed: the indexed rules answer as a pass over them in order
+// would (the first matching --connect-to wins; a named --resolve beats
+// "*", the last of equals winning), on random rule sets.
+func TestRulesIndexed(t *testing.T) {
+	linearTarget := func(rules []ConnectTo, host string, port int) (string, int) {
+		h := normHost(host)
+		for _, r := range rules {
+			if (r.FromHost == "" || r.FromHost == h) && (r.FromPort == 0 || r.FromPort == port) {
+				return cmp.Or(r.ToHost, host), cmp.Or(r.ToPort, port)
+			}
+		}
+		return host, port
+	}
+	linearPinned := func(rules []Resolve, host string, port int) []netip.Addr {
+		var exact, wild []netip.Addr
+		for _, r := range rules {
+			switch {
+			case r.Port != port:
+			case r.Host == normHost(host):
+				exact = r.Addrs
+			case r.Host == "*":
+				wild = r.Addrs
+			}
+		}
+		if exact != nil {
+			return exact
+		}
+		return wild
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	hosts := []string{"", "a.test", "b.test", "c.test"}
+	ports := []int{0, 80, 443}
+	for range 500 {
+		var cts []ConnectTo
+		var rs []Resolve
+		for i := range rng.IntN(6) {
+			cts = append(cts, ConnectTo{FromHost: hosts[rng.IntN(4)], FromPort: ports[rng.IntN(3)],
+				ToHost: hosts[rng.IntN(4)], ToPort: 9000 + i})
+			h := hosts[rng.IntN(4)]
+			if h == "" {
+				h = "*"
+			}
+			rs = append(rs, Resolve{Host: h, Port: ports[1+rng.IntN(2)], Addrs: addrs(fmt.Sprintf("192.0.2.%d", i+1))})
+		}
+		cr, rr := newConnectRules(cts), newResolveRules(rs)
+		for _, h := range []string{"a.test", "B.test.", "d.test"} {
+			for _, p := range ports[1:] {
+				gh, gp := cr.target(h, p)
+				wh, wp := linearTarget(cts, h, p)
+				if gh != wh || gp != wp {
+					t.Fatalf("rules %+v: %s:%d goes to %s:%d, want %s:%d", cts, h, p, gh, gp, wh, wp)
+				}
+				if got, want := rr.pinned(h, p), linearPinned(rs, h, p); !reflect.DeepEqual(got, want) {
+					t.Fatalf("rules %+v: %s:%d pinned to %v, want %v", rs, h, p, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkRulesManyHosts: a crawl of many hosts on loopback gives one
+// --connect-to per host; finding a host's rule must not cost a pass over
+// all of them on every connection.
+func BenchmarkRulesManyHosts(b *testing.B) {
+	for _, n := range []int{10, 10_000} {
+		var cts []ConnectTo
+		var rs []Resolve
+		for i := range n {
+			h := fmt.Sprintf("h%d.test", i)
+			cts = append(cts, ConnectTo{FromHost: h, FromPort: 80, ToHost: "127.0.0.2", ToPort: 8080})
+			rs = append(rs, Resolve{Host: h, Port: 80, Addrs: addrs("127.0.0.3")})
+		}
+		cr, rr := newConnectRules(cts), newResolveRules(rs)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				h := cts[i%n].FromHost
+				cr.target(h, 80)
+				rr.pinned(h, 80)
+			}
+		})
 	}
 }

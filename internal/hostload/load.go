@@ -698,11 +698,15 @@ func (l *Load) Memo() *RateMemo {
 	if l.ceil == 0 {
 		return nil
 	}
-	return &RateMemo{Low: l.low, Ceil: l.ceil, GrowFrom: l.growFrom, Cycle: l.cycle, Event: &l.event, EventRate: l.eventRate}
+	// A copy of the event: a pointer into l would keep the whole Load
+	// alive as long as the memo.
+	ev := l.event
+	return &RateMemo{Low: l.low, Ceil: l.ceil, GrowFrom: l.growFrom, Cycle: l.cycle, Event: &ev, EventRate: l.eventRate}
 }
 
 // Recall takes up the memo of another Load of the same host (another
-// process's) when its congestion event is newer than this Load's last, and
+// process's, or an earlier one this process forgot while the host was
+// idle) when its congestion event is newer than this Load's last, and
 // ignores it otherwise or when it does not make sense.
 func (l *Load) Recall(m *RateMemo, now time.Time) {
 	valid := func(f float64) bool { return f > 0 && !math.IsInf(f, 0) && !math.IsNaN(f) }
@@ -728,5 +732,5 @@ func (l *Load) Recall(m *RateMemo, now time.Time) {
 	// as the Load that cut would not have (latencyCooldown, latencyQuiet).
 	l.cutAt = later(l.cutAt, m.GrowFrom)
 	l.cooldown = latencyCooldown
-	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s (seen by another process)", l.event, m.EventRate)
+	l.paceWhy = fmt.Sprintf("learned rate, after %s at %.1f/s (recalled)", l.event, m.EventRate)
 }

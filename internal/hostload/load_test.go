@@ -295,7 +295,7 @@ func TestLoadRecall(t *testing.T) {
 	if got, want := b.rateAt(at), a.rateAt(at); math.Abs(got-want) > 1e-9*want || math.IsInf(got, 0) {
 		t.Errorf("after Recall the rate is %v, the other's %v", got, want)
 	}
-	if d := b.Observe(Outcome{Status: 200, Start: at, End: at.Add(10 * time.Millisecond)}); !strings.Contains(d.Why, "another process") && d.Reason == ReasonRate {
+	if d := b.Observe(Outcome{Status: 200, Start: at, End: at.Add(10 * time.Millisecond)}); !strings.Contains(d.Why, "recalled") && d.Reason == ReasonRate {
 		t.Errorf("decision after Recall: %+v", d)
 	}
 

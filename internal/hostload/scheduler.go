@@ -37,13 +37,20 @@ const (
 // it with NewScheduler.
 type Scheduler struct {
 	loadCfg LoadConfig
-	wake    chan struct{}
-	waiting chan struct{} // a goroutine began to wait in Acquire (Waiting)
-	timers  sync.Pool     // of *time.Timer: waiting in Acquire allocates nothing
-	mu      struct {
+	// Idle hosts are forgotten once sweepMin of them are idle, at most
+	// once every sweepEvery (SetIdleSweep).
+	sweepMin   int
+	sweepEvery time.Duration
+	wake       chan struct{}
+	waiting    chan struct{} // a goroutine began to wait in Acquire (Waiting)
+	timers     sync.Pool     // of *time.Timer: waiting in Acquire allocates nothing
+	mu         struct {
 		sync.Mutex
-		hosts    map[string]*hostState // every host with work, held, or waiting
-		idle     map[string]*hostState // hosts with no work whose gap has not yet passed
+		hosts map[string]*hostState // every host with work, held, or waiting
+		idle  map[string]*hostState // hosts with no work whose gap has not yet passed
+		// memos keep what the Loads of forgotten hosts learned of their
+		// rate, for a host that gets work again (see sweepIdleLocked).
+		memos    map[string]*RateMemo
 		addrs    map[string]*addrState // addresses with requests in flight or hosts waiting
 		blocked  int                   // hosts in some addrState.waiting
 		swept    time.Time
@@ -80,9 +87,11 @@ type addrState struct {
 
 // NewScheduler returns an empty scheduler whose hosts follow cfg.
 func NewScheduler(cfg LoadConfig) *Scheduler {
-	s := &Scheduler{loadCfg: cfg.withDefaults(), wake: make(chan struct{}, 1), waiting: make(chan struct{}, 1)}
+	s := &Scheduler{loadCfg: cfg.withDefaults(), sweepMin: idleSweepMin, sweepEvery: time.Second,
+		wake: make(chan struct{}, 1), waiting: make(chan struct{}, 1)}
 	s.mu.hosts = make(map[string]*hostState)
 	s.mu.idle = make(map[string]*hostState)
+	s.mu.memos = make(map[string]*RateMemo)
 	s.mu.addrs = make(map[string]*addrState)
 	return s
 }
@@ -410,23 +419,67 @@ func (s *Scheduler) release(host string, done int, next time.Time, reason Reason
 		// Keep an idle host's next allowed time: new URLs for it may be
 		// found before that time, and must wait for it.
 		s.mu.idle[host] = h
+		// A crawl whose hosts were all known from the start adds no new
+		// host that would sweep: hosts going idle sweep too.
+		s.sweepIdleLocked(time.Now())
 	}
 	s.notify()
 }
 
+// Bounds of what the scheduler keeps of hosts that have no work.
+const (
+	// idleSweepMin is how many idle hosts are kept before any is
+	// forgotten.
+	idleSweepMin = 1024
+	// maxMemos bounds the rate memos of forgotten hosts.
+	maxMemos = 1 << 16
+	// memoFresh is how long after its congestion event a forgotten host's
+	// rate memo is kept: past a few cycles (at most maxCycle each) the
+	// rate has grown back beyond the ceiling, and the memo says little
+	// that slow start would not find.
+	memoFresh = 10 * maxCycle
+)
+
+// SetIdleSweep sets when idle hosts are forgotten: once minIdle hosts are
+// idle, at most once every every (by default 1,024 and a second). Tests
+// use it to make eviction happen at once.
+func (s *Scheduler) SetIdleSweep(minIdle int, every time.Duration) {
+	s.mu.Lock()
+	s.sweepMin, s.sweepEvery = minIdle, every
+	s.mu.Unlock()
+}
+
 // sweepIdleLocked forgets idle hosts whose next allowed time has passed: they
-// are due at once anyway, so forgetting them changes nothing. It runs at most
-// once a second, when there are many idle hosts, so that per-host state stays
-// bounded by the hosts with work or a wait.
+// are due at once anyway, so forgetting them changes nothing of when they
+// may be asked. A pause still in force (Retry-After, a backoff) is a next
+// allowed time that has not passed, and is kept. What a forgotten host's
+// Load learned of its rate at a congestion event is kept as a RateMemo
+// (some 150 bytes, against a kilobyte for the Load) for memoFresh, taken
+// up by the host's next Load, so that a host that gets work again does not
+// slow-start into a limit it showed. The sweep runs at most once a second,
+// when there are many idle hosts or memos, so that per-host state stays
+// bounded by the hosts with work, a wait, or a fresh memo.
 func (s *Scheduler) sweepIdleLocked(now time.Time) {
-	if len(s.mu.idle) < 1024 || now.Sub(s.mu.swept) < time.Second {
+	if len(s.mu.idle)+len(s.mu.memos) < s.sweepMin || now.Sub(s.mu.swept) < s.sweepEvery {
 		return
 	}
 	s.mu.swept = now
+	for k, m := range s.mu.memos {
+		if now.Sub(m.GrowFrom) > memoFresh {
+			delete(s.mu.memos, k)
+		}
+	}
 	for k, h := range s.mu.idle {
-		if !h.next.After(now) {
-			delete(s.mu.idle, k)
-			delete(s.mu.hosts, k)
+		if h.next.After(now) {
+			continue
+		}
+		delete(s.mu.idle, k)
+		delete(s.mu.hosts, k)
+		if h.load == nil {
+			continue
+		}
+		if m := h.load.Memo(); m != nil && now.Sub(m.GrowFrom) <= memoFresh && len(s.mu.memos) < maxMemos {
+			s.mu.memos[k] = m
 		}
 	}
 }
@@ -492,6 +545,12 @@ func (s *Scheduler) Load(host string, floor time.Duration, why string) *Load {
 	if l == nil {
 		l = NewLoad(s.loadCfg, floor, why, hashString(host))
 		h.load = l
+		if m := s.mu.memos[host]; m != nil {
+			// The host was forgotten while idle: go on from what was
+			// learned of its rate then.
+			l.Recall(m, time.Now())
+			delete(s.mu.memos, host)
+		}
 	}
 	s.mu.Unlock()
 	l.SetFloor(floor, why)
