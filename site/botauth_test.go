@@ -299,7 +299,10 @@ func TestBotAuthDirectories(t *testing.T) {
 					w.(http.Flusher).Flush()
 					select {
 					case <-r.Context().Done():
-						return
+						// Abort the stream: a handler that returned would end
+						// the body, and a loaded machine could deliver that end
+						// before the client's deadline is noticed.
+						panic(http.ErrAbortHandler)
 					case <-time.After(100 * time.Millisecond):
 					}
 				}
@@ -309,6 +312,8 @@ func TestBotAuthDirectories(t *testing.T) {
 			return func(w http.ResponseWriter, r *http.Request) {
 				select {
 				case <-r.Context().Done():
+					// Never an answer: returning would send an empty 200.
+					panic(http.ErrAbortHandler)
 				case <-time.After(10 * time.Second):
 				}
 			}
