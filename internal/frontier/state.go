@@ -222,7 +222,7 @@ func (s *Store) loadState(fs vfs.FS, dir string) (restored bool, refused, err er
 	if err != nil {
 		return false, err, nil
 	}
-	if err := s.readState(bufio.NewReaderSize(f, 1<<20), token, info.Size()); err != nil {
+	if err := s.readState(f, token, info.Size()); err != nil {
 		// What readState set up is dropped with it: the scan starts afresh.
 		if errors.Is(err, errStoreRead) {
 			return false, nil, err
@@ -239,23 +239,14 @@ var errStoreRead = errors.New("frontier: read")
 // stateReader reads the fields writeState wrote and checks them as it goes.
 type stateReader struct {
 	r   *bufio.Reader
-	crc hash.Hash32
 	err error
-}
-
-func (sr *stateReader) ReadByte() (byte, error) {
-	b, err := sr.r.ReadByte()
-	if err == nil {
-		sr.crc.Write([]byte{b})
-	}
-	return b, err
 }
 
 func (sr *stateReader) uvarint(limit uint64) uint64 {
 	if sr.err != nil {
 		return 0
 	}
-	x, err := binary.ReadUvarint(sr)
+	x, err := binary.ReadUvarint(sr.r)
 	if err == nil && x > limit {
 		err = fmt.Errorf("a field of %d, over %d", x, limit)
 	}
@@ -264,16 +255,20 @@ func (sr *stateReader) uvarint(limit uint64) uint64 {
 }
 
 func (sr *stateReader) full(b []byte) {
-	if sr.err != nil {
-		return
+	if sr.err == nil {
+		_, sr.err = io.ReadFull(sr.r, b)
 	}
-	_, sr.err = io.ReadFull(sr.r, b)
-	sr.crc.Write(b)
 }
 
 // readState reads a state file of size bytes whose token must be token.
-func (s *Store) readState(r *bufio.Reader, token []byte, size int64) error {
-	sr := &stateReader{r: r, crc: crc32.New(crcTable)}
+// The checksum covers all but its own last 4 bytes.
+func (s *Store) readState(file io.Reader, token []byte, size int64) error {
+	if size < 4 {
+		return errors.New("frontier: state file: shorter than its checksum")
+	}
+	crc := crc32.New(crcTable)
+	r := bufio.NewReaderSize(io.TeeReader(io.LimitReader(file, size-4), crc), 1<<20)
+	sr := &stateReader{r: r}
 	head := make([]byte, len(stateMagic)+16)
 	sr.full(head)
 	if sr.err != nil {
@@ -336,13 +331,12 @@ func (s *Store) readState(r *bufio.Reader, token []byte, size int64) error {
 	if sr.err != nil {
 		return fmt.Errorf("frontier: state file: %w", sr.err)
 	}
-	sum := sr.crc.Sum32()
-	var tail [4]byte
-	if _, err := io.ReadFull(r, tail[:]); err != nil || binary.BigEndian.Uint32(tail[:]) != sum {
-		return errors.New("frontier: state file: checksum does not match")
-	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return errors.New("frontier: state file: bytes after its end")
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(file, tail[:]); err != nil || binary.BigEndian.Uint32(tail[:]) != crc.Sum32() {
+		return errors.New("frontier: state file: checksum does not match")
 	}
 	for _, st := range unknown {
 		due, err := s.headDue(st.name)
