@@ -675,12 +675,6 @@ func TestDialerChecksEveryAddress(t *testing.T) {
 }
 
 func TestRequestRawAndResponseHeadMatchWire(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	gotReq := make(chan []byte, 1)
 	const response = "HTTP/1.1 200 OK\r\n" +
 		"Content-Type: text/plain\r\n" +
 		"Transfer-Encoding: chunked\r\n" +
@@ -688,25 +682,7 @@ func TestRequestRawAndResponseHeadMatchWire(t *testing.T) {
 		"Set-Cookie: a=1\r\n" +
 		"\r\n" +
 		"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
-	go func() {
-		conn, err := l.Accept()
-		if err != nil {
-			gotReq <- nil
-			return
-		}
-		defer conn.Close()
-		br := bufio.NewReader(conn)
-		var head bytes.Buffer
-		for {
-			line, err := br.ReadString('\n')
-			head.WriteString(line)
-			if err != nil || line == "\r\n" {
-				break
-			}
-		}
-		gotReq <- head.Bytes()
-		io.WriteString(conn, response)
-	}()
+	l, gotReq := answerOnce(t, response)
 	c := newClient(t, Config{AllowPrivateNetworks: true, From: "ops@example.org"})
 	u := mustURL(t, "http://"+l.Addr().String()+"/a%20b/c?x=1&y=%2F#frag")
 	res := do(t, c, Request{URL: u, ETag: `"e1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT"})
@@ -871,4 +847,37 @@ func TestConcurrentUse(t *testing.T) {
 	if n := s.conns.Load(); n >= 20 {
 		t.Errorf("%d connections for 40 requests by 8 concurrent clients: connections are not reused", n)
 	}
+}
+
+// answerOnce listens on loopback for one connection, reads the request's
+// head, sends it on the returned channel (nil if no connection came) and
+// answers with response, as written.
+func answerOnce(t *testing.T, response string) (net.Listener, <-chan []byte) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	got := make(chan []byte, 1)
+	go func() {
+		conn, err := l.Accept()
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer conn.Close()
+		br := bufio.NewReader(conn)
+		var head bytes.Buffer
+		for {
+			line, err := br.ReadString('\n')
+			head.WriteString(line)
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		got <- head.Bytes()
+		io.WriteString(conn, response)
+	}()
+	return l, got
 }

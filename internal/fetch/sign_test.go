@@ -1,12 +1,9 @@
 package fetch
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/ed25519"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -102,31 +99,7 @@ func TestSignedRequests(t *testing.T) {
 // bytes sent.
 func TestSignedRequestRawIsWire(t *testing.T) {
 	_, priv, _ := ed25519.GenerateKey(nil)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	got := make(chan []byte, 1)
-	go func() {
-		conn, err := l.Accept()
-		if err != nil {
-			got <- nil
-			return
-		}
-		defer conn.Close()
-		br := bufio.NewReader(conn)
-		var head bytes.Buffer
-		for {
-			line, err := br.ReadString('\n')
-			head.WriteString(line)
-			if err != nil || line == "\r\n" {
-				break
-			}
-		}
-		got <- head.Bytes()
-		io.WriteString(conn, "HTTP/1.1 204 No Content\r\n\r\n")
-	}()
+	l, got := answerOnce(t, "HTTP/1.1 204 No Content\r\n\r\n")
 	c := newClient(t, Config{AllowPrivateNetworks: true, SignKey: priv, SignatureAgent: testAgent})
 	res := do(t, c, Request{URL: mustURL(t, "http://"+l.Addr().String()+"/")})
 	wire := <-got
