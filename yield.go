@@ -230,7 +230,7 @@ func (c *Crawler) pageFamily(u *url.URL, key string, class int, text []byte, var
 	page = c.space.families.Fetched(origin, key, class)
 	novel, total := c.space.shingles.novel(hashString(origin), text)
 	if newText(novel, total) && !variant {
-		c.space.families.Yielded(page)
+		c.space.families.YieldedText(page)
 		yielded = true
 	}
 	return page, yielded

@@ -310,6 +310,12 @@ type FamilyConfig struct {
 	// that does not: the default, 16, lets a family waste one request in
 	// 17 once past its free pages.
 	PerYield int
+	// NextFree is how many later pages of a family of many lists (a
+	// taxonomy), of a faceted list or of the site's search may show
+	// nothing new, on a host whose later pages show nothing new, before
+	// the family's later pages are no longer fetched; one that yields
+	// keeps them all. The default is 4.
+	NextFree int
 	// WideAfter is how many distinct segments a path prefix must be seen
 	// with (tags, slugs) for that position to be masked in its family.
 	// The default is 8.
@@ -331,7 +337,14 @@ type FamilyConfig struct {
 // outside, which bound it as IRLbot's STAR bounds a domain by its
 // in-links: they are fetched unless the family's pages turn out hollow —
 // near-copies of each other that yield nothing, a form around an item's
-// name (HollowFree). A list's next pages are fetched: a list ends. Other
+// name (HollowFree). A list's next pages are fetched: a list ends —
+// unless the host is covered (its later pages, fetched after every other
+// link, have shown nothing new) and the family is a taxonomy's (its later
+// pages span manyLists lists or more: tags, authors, months), a faceted
+// list's (a filter page over everything) or the site's search, none of
+// whose later pages yielded after NextFree: the site's few main lists are
+// followed to their ends. A date's parts ("/2021/01/03/" from
+// "/2021/01/") are archives of their own, never later pages. Other
 // pages reached from within their section (refinements: a list's
 // filters and sort orders, an item's views, a history's revisions) are
 // fetched while the family keeps yielding: once MinFree of them yielded
@@ -374,6 +387,12 @@ type famHost struct {
 	// names counts, by path and parameter name (nameKey), the distinct
 	// word values seen, up to wideValues.
 	names map[uint64]uint16
+	// next counts the later pages fetched on the host and, of those, the
+	// ones that yielded (see covered).
+	next, nextY int
+	// facets counts, by path, the parameter names seen with words for
+	// values: a list narrowed by two or more kinds of filter is faceted.
+	facets map[uint64]uint8
 	// barren counts, by section, the families whose refinements were
 	// MinFree pages or more and all yielded nothing (famStat.barren).
 	barren map[string]int
@@ -473,7 +492,16 @@ func (h *famHost) noteValues(key string) {
 		}
 		h.values[k] = struct{}{}
 		if wordValue(v) {
-			if n := h.names[nameKey(path, name)]; n < wideValues {
+			n := h.names[nameKey(path, name)]
+			if n == 0 {
+				if h.facets == nil {
+					h.facets = make(map[uint64]uint8)
+				}
+				if c := h.facets[hash(path)]; c < 255 && len(h.facets) < maxValues {
+					h.facets[hash(path)] = c + 1
+				}
+			}
+			if n < wideValues {
 				h.names[nameKey(path, name)] = n + 1
 			}
 		}
@@ -673,18 +701,26 @@ type widthSet struct {
 }
 
 type famStat struct {
-	fetched  [4]int // pages fetched, by the class of the link they came by
-	yielded  [4]int // of those, pages that yielded
-	hollow   int    // pages reached from another section that were a near-copy of another page of the family
-	hollowY  int    // of those, pages that yielded all the same
-	refused  int    // URLs not fetched for the budget
-	refusedH int    // of those, URLs linked rel="nofollow"
-	hinted   int    // pages whose canonical named another URL
-	examples []string
-	sec      string // the family's section
-	barren   bool   // counted in famHost.barren
-	numbered bool   // its URLs name pages by number (Numbered): a list's later pages
-	sig      string // the names of its query parameters, when one has words for values ("o&page"), or its actionSig
+	fetched   [4]int // pages fetched, by the class of the link they came by
+	yielded   [4]int // of those, pages that yielded
+	hollow    int    // pages reached from another section that were a near-copy of another page of the family
+	hollowY   int    // of those, pages that yielded all the same
+	refused   int    // URLs not fetched for the budget
+	refusedH  int    // of those, URLs linked rel="nofollow"
+	hinted    int    // pages whose canonical named another URL
+	examples  []string
+	sec       string // the family's section
+	barren    bool   // counted in famHost.barren
+	numbered  bool   // its URLs name pages by number (Numbered): a list's later pages
+	barrenNum bool   // counted barren as numbered (numSec)
+	sig       string // the names of its query parameters, when one has words for values ("o&page"), or its actionSig
+	// lists holds the distinct lists (listBase) whose later pages were
+	// fetched, up to manyLists: a family of many lists is a taxonomy
+	// (tags, authors, months), not one of the site's few main lists.
+	lists   []uint64
+	dated   bool // its "later pages" are a date's parts: archives of their own
+	search  bool // its path is the site's search
+	faceted bool // its path is a list with two or more kinds of filter
 }
 
 // refineYields returns how many of the family's refinements yielded.
@@ -710,7 +746,17 @@ func (f *Families) noteBarren(h *famHost, s *famStat) {
 	if s.sig != "" {
 		h.barrenSig[s.sig] += d
 	}
+	if barren {
+		s.barrenNum = s.numbered
+	}
+	if s.barrenNum {
+		h.barren[numSec+s.sec] += d
+	}
 }
+
+// numSec prefixes a section in famHost.barren for its families whose URLs
+// are numbered: narrowed or sorted lists' later pages.
+const numSec = "\x00"
 
 // free returns how many refinements of a family may yield nothing before
 // its budget is spent: MinFree, or TrialFree for a family that has not
@@ -723,7 +769,8 @@ func (f *Families) free(h *famHost, s *famStat) int {
 	if s.refineYields() > 0 || s.barren {
 		return f.cfg.MinFree
 	}
-	if !s.numbered && h.barren[s.sec] >= f.cfg.BarrenAfter || s.sig != "" && h.barrenSig[s.sig] >= f.cfg.BarrenAfter {
+	if !s.numbered && h.barren[s.sec] >= f.cfg.BarrenAfter || s.numbered && h.barren[numSec+s.sec] >= f.cfg.BarrenAfter && h.covered() ||
+		s.sig != "" && h.barrenSig[s.sig] >= f.cfg.BarrenAfter {
 		return f.cfg.TrialFree
 	}
 	return f.cfg.MinFree
@@ -744,6 +791,78 @@ func (s *famStat) yielding() int {
 	return n
 }
 
+// covered reports whether the host's later pages, fetched after every
+// other link found (classDue), show its links to lead everywhere: at
+// least coveredAfter of them fetched, and no more than one in
+// coveredAfter yielded anything.
+func (h *famHost) covered() bool {
+	return h.next >= coveredAfter && h.nextY*coveredRatio <= h.next
+}
+
+// coveredAfter and coveredRatio: see covered.
+const (
+	coveredAfter = 16
+	coveredRatio = 32
+)
+
+// manyLists is how many lists a family's later pages must span for it
+// to be a taxonomy's (see Families.spent).
+const manyLists = 16
+
+// listBase returns the list a later page (link, its request URI)
+// belongs to, from the page that links it: the link without the
+// parameters the page does not have with the same value ("/2019/12?from=20"
+// from "/2019/12?from=10" is "/2019/12"); or, for a number in the path,
+// without its last segment and, if that is a number, a word before it
+// ("/tag/x/page/3/" is "/tag/x", "/c/red/p3.html" is "/c/red").
+func listBase(page, link string) (base string, date bool) {
+	lp, lq, _ := strings.Cut(link, "?")
+	pp, pq, _ := strings.Cut(page, "?")
+	var kept []string
+	for part := range strings.SplitSeq(lq, "&") {
+		if part != "" && hasPart(pq, part) {
+			kept = append(kept, part)
+		}
+	}
+	if lp != pp {
+		segs := strings.Split(strings.Trim(lp, "/"), "/")
+		if n := len(segs); n > 0 && hasDigit(segs[n-1]) {
+			number := numeric(segs[n-1])
+			segs = segs[:n-1]
+			if n := len(segs); number && n > 0 && numeric(segs[n-1]) {
+				// A number below a number is a date's part
+				// ("/2021/01/" → "/2021/01/03/", "/2021/01/04/"):
+				// another archive, not a later page.
+				date = true
+			} else if number && n > 1 && !hasDigit(segs[n-1]) {
+				segs = segs[:n-1]
+			}
+		}
+		lp = "/" + strings.Join(segs, "/")
+	}
+	return lp + "?" + strings.Join(kept, "&"), date
+}
+
+// noteList records the list a later page (linkKey) found on pageKey
+// belongs to in the link's family.
+func (f *Families) noteList(host, pageKey, linkKey string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.get(host)
+	s := f.stat(h, f.family(h, linkKey))
+	if s == nil || s.dated || len(s.lists) >= manyLists {
+		return
+	}
+	base, date := listBase(KeyRequestURI(pageKey), KeyRequestURI(linkKey))
+	if date {
+		s.dated, s.lists = true, nil
+		return
+	}
+	if b := hash(base); !slices.Contains(s.lists, b) {
+		s.lists = append(s.lists, b)
+	}
+}
+
 // NewFamilies returns an empty Families.
 func NewFamilies(cfg FamilyConfig) *Families {
 	cfg.MinFree = max(orDefault(cfg.MinFree, 6), 1)
@@ -752,6 +871,7 @@ func NewFamilies(cfg FamilyConfig) *Families {
 	cfg.TrialFree = min(max(orDefault(cfg.TrialFree, 2), 1), cfg.MinFree)
 	cfg.BarrenAfter = max(orDefault(cfg.BarrenAfter, 2), 1)
 	cfg.PerYield = max(orDefault(cfg.PerYield, 16), 1)
+	cfg.NextFree = max(orDefault(cfg.NextFree, 4), 1)
 	cfg.WideAfter = max(orDefault(cfg.WideAfter, 8), 2)
 	cfg.MaxFamilies = max(orDefault(cfg.MaxFamilies, 2048), 1)
 	cfg.MaxHosts = max(orDefault(cfg.MaxHosts, 10_000), 1)
@@ -1012,6 +1132,9 @@ func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string
 			class = ClassRefine
 		}
 	}
+	if class == ClassNext {
+		f.noteList(host, pageKey, linkKey)
+	}
 	return class
 }
 
@@ -1172,9 +1295,20 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	defer f.mu.Unlock()
 	h := f.mu.hosts.get(host)
 	p := &Page{Family: f.family(h, key), host: host, class: class}
+	if class == ClassNext {
+		h.next++
+	}
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
 		p.stat.numbered = p.stat.numbered || Numbered(key)
+		if class == ClassNext && !p.stat.search {
+			path, _, _ := strings.Cut(KeyRequestURI(key), "?")
+			p.stat.search = h.searchPath(path)
+		}
+		if class == ClassNext && !p.stat.faceted {
+			path, _, _ := strings.Cut(KeyRequestURI(key), "?")
+			p.stat.faceted = h.facets[hash(path)] >= 2
+		}
 		if p.stat.sig == "" && wordParams(key) > 0 {
 			_, p.stat.sig, _ = strings.Cut(p.Family, "?")
 		}
@@ -1193,13 +1327,29 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 
 // Yielded records that a page fetched yielded new URLs elsewhere on the
 // host or new text. Call it at most once a page.
-func (f *Families) Yielded(p *Page) {
+func (f *Families) Yielded(p *Page) { f.yielded(p, false) }
+
+// YieldedText records that a page fetched yielded new text: Yielded, and
+// a later page that does is an item of a numbered sequence (an article
+// among others by id), not a list's, for covered.
+func (f *Families) YieldedText(p *Page) { f.yielded(p, true) }
+
+func (f *Families) yielded(p *Page, text bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if p.yielded {
 		return
 	}
 	p.yielded = true
+	if p.class == ClassNext {
+		if h := f.mu.hosts.peek(p.host); h != nil {
+			if text {
+				h.next--
+			} else {
+				h.nextY++
+			}
+		}
+	}
 	if p.stat != nil {
 		p.stat.yielded[p.class]++
 		if h := f.mu.hosts.peek(p.host); h != nil && h.fams[p.Family] == p.stat {
@@ -1287,7 +1437,7 @@ func (f *Families) deepStat(h *famHost, key string) *famStat {
 
 // spent reports whether a family's budget for pages of class class is
 // spent, by its own record, free pages free.
-func (f *Families) spent(s *famStat, class, free int) bool {
+func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 	extra := s.yielding() / f.cfg.PerYield
 	switch class {
 	case ClassOther:
@@ -1297,7 +1447,14 @@ func (f *Families) spent(s *famStat, class, free int) bool {
 		h := s.hollow - s.hollowY
 		return h >= f.cfg.HollowFree+extra && 3*h >= s.fetched[ClassOther]
 	case ClassNext:
-		return false
+		// A list ends, and the site's few main lists are followed to
+		// their ends; but the later pages of a taxonomy's many lists
+		// (tags, authors, months) or of the site's search, once they
+		// show nothing new, only list again what other lists led to.
+		if len(s.lists) < manyLists && !s.search && !s.faceted || !h.covered() {
+			return false
+		}
+		return s.yielded[ClassNext] == 0 && s.fetched[ClassNext] >= f.cfg.NextFree
 	}
 	_, other := s.wasted()
 	return other >= free+extra
@@ -1327,7 +1484,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s != nil && f.spent(s, class, f.free(h, s)) {
+	if s != nil && f.spent(h, s, class, f.free(h, s)) {
 		if count {
 			s.refused++
 			if class == ClassHinted {
@@ -1401,6 +1558,13 @@ type Family struct {
 	// Deep says the pattern stands for a section's lists narrowed by two
 	// or more parameters, whatever their names.
 	Deep bool
+	// LaterSpent says its later pages are no longer fetched: they span
+	// Lists lists (counted up to 16), or are a Faceted list's or the
+	// site's Search's, and none yielded on a host whose later pages show
+	// nothing new.
+	LaterSpent      bool
+	Lists           int
+	Faceted, Search bool
 }
 
 // Evidence says in words what the family's pages yielded.
@@ -1415,6 +1579,17 @@ func (x Family) Evidence() string {
 	s := fmt.Sprintf("%d of %d pages fetched yielded new URLs or text; %d reached from within the section, of which %d yielded", y, n, inner, innerY)
 	if x.Deep {
 		s = fmt.Sprintf("lists narrowed by two or more parameters: %d of %d pages fetched yielded new URLs or text", y, n)
+	}
+	if x.LaterSpent {
+		what := fmt.Sprintf("%d lists or more", x.Lists)
+		switch {
+		case x.Lists >= manyLists:
+		case x.Search:
+			what = "the site's search"
+		case x.Faceted:
+			what = "a list with two or more kinds of filter"
+		}
+		s += fmt.Sprintf("; later pages of %s, none of %d yielded, on a site whose later pages show nothing new", what, x.Fetched[ClassNext])
 	}
 	if x.Hollow > 0 {
 		s += fmt.Sprintf("; %d reached from elsewhere were near-copies of each other", x.Hollow)
@@ -1442,7 +1617,8 @@ func (f *Families) Wasteful(host string) []Family {
 			continue
 		}
 		out = append(out, Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
-			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(s, ClassRefine, f.free(h, s)) || f.spent(s, ClassOther, 0),
+			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(h, s, ClassRefine, f.free(h, s)) || f.spent(h, s, ClassOther, 0),
+			LaterSpent: f.spent(h, s, ClassNext, 0), Lists: len(s.lists), Faceted: s.faceted, Search: s.search,
 			Examples: slices.Clone(s.examples)})
 	}
 	for sec, s := range h.deep {

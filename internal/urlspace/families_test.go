@@ -3,6 +3,7 @@ package urlspace
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -652,5 +653,208 @@ func TestActionSig(t *testing.T) {
 		if got := actionSig(c.fam); got != c.want {
 			t.Errorf("actionSig(%q) = %q, want %q", c.fam, got, c.want)
 		}
+	}
+}
+
+func TestListBase(t *testing.T) {
+	for _, c := range []struct {
+		page, link, want string
+		date             bool
+	}{
+		{"/2019/12", "/2019/12?from=10", "/2019/12?", false},
+		{"/2019/12?from=10", "/2019/12?from=20", "/2019/12?", false},
+		{"/writer?uid=5", "/writer?from=10&uid=5", "/writer?uid=5", false},
+		{"/writer?from=10&uid=5", "/writer?from=20&uid=5", "/writer?uid=5", false},
+		{"/tag/x/", "/tag/x/page/2/", "/tag/x?", false},
+		{"/tag/x/page/2/", "/tag/x/page/3/", "/tag/x?", false},
+		{"/c/red/p3.html", "/c/red/p4.html", "/c/red?", false},
+		{"/2021/01/", "/2021/01/03/", "/2021/01?", true},
+		{"/2021/01/03/", "/2021/01/04/", "/2021/01?", true},
+	} {
+		if got, date := listBase(c.page, c.link); got != c.want || date != c.date {
+			t.Errorf("listBase(%s, %s) = %q, %v; want %q, %v", c.page, c.link, got, date, c.want, c.date)
+		}
+	}
+}
+
+// tagKey is the first page of tag list i, a name without digits.
+func tagKey(i int, later string) string {
+	return "http://h/tag/" + string(rune('a'+i/26)) + string(rune('a'+i%26)) + later
+}
+
+// tagLater returns the second pages of the tag lists.
+func tagLater() []string {
+	var out []string
+	for i := range 20 {
+		out = append(out, tagKey(i, "?page=2"))
+	}
+	return out
+}
+
+// laterPagesHost sets up a host with 20 tag lists and 5 sections, each
+// with later pages found on its first page, and fetches 16 of the
+// sections' later pages, yielding as told.
+func laterPagesHost(t *testing.T, sectionYields int) *Families {
+	t.Helper()
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for i := range 20 {
+		f.Discovered(host, tagKey(i, ""))
+	}
+	for i := range 20 {
+		page := tagKey(i, "")
+		for n := 2; n <= 5; n++ {
+			link := fmt.Sprintf("%s?page=%d", page, n)
+			f.Discovered(host, link)
+			if c := f.LinkClass(host, page, ClassOther, link); c != ClassNext {
+				t.Fatalf("LinkClass(%s, %s) = %d, want a next page", page, link, c)
+			}
+		}
+	}
+	var sec []string
+	for i := range 5 {
+		page := "http://h/section/" + []string{"world", "sport", "money", "arts", "food"}[i]
+		f.Discovered(host, page)
+		for n := 2; n <= 9; n++ {
+			link := fmt.Sprintf("%s?page=%d", page, n)
+			f.Discovered(host, link)
+			f.LinkClass(host, page, ClassOther, link)
+			sec = append(sec, link)
+		}
+	}
+	fetchPages(f, host, sec[:sectionYields], ClassNext, true)
+	fetchPages(f, host, sec[sectionYields:16], ClassNext, false)
+	return f
+}
+
+// TestFamiliesLaterPages: on a host whose later pages, fetched after
+// everything else, show nothing new, the later pages of a taxonomy's many
+// lists stop once NextFree of them yielded nothing; a site's few main
+// lists are followed to their ends; a taxonomy that yields, or a host
+// whose later pages do, keeps them.
+func TestFamiliesLaterPages(t *testing.T) {
+	const host = "http://h"
+	tags := tagLater()
+
+	f := laterPagesHost(t, 0)
+	fetchPages(f, host, tags[:3], ClassNext, false)
+	if _, spent := f.Spent(host, tags[3], ClassNext, false); spent {
+		t.Error("a taxonomy's later pages refused after 3 that yielded nothing, want 4 free")
+	}
+	fetchPages(f, host, tags[3:4], ClassNext, false)
+	if fam, spent := f.Spent(host, tags[4], ClassNext, true); !spent || fam != "/tag/*?page" {
+		t.Errorf("Spent = %q, %v after 4 of a taxonomy's later pages yielded nothing", fam, spent)
+	}
+	if _, spent := f.Spent(host, "http://h/section/food?page=9", ClassNext, false); spent {
+		t.Error("a main list's later page was refused")
+	}
+	var tagFam *Family
+	for _, x := range f.Wasteful(host) {
+		if x.Pattern == "/tag/*?page" {
+			tagFam = &x
+		}
+	}
+	if tagFam == nil || !tagFam.LaterSpent || tagFam.Refused != 1 ||
+		!strings.Contains(tagFam.Evidence(), "later pages of 16 lists or more, none of 4 yielded") {
+		t.Errorf("Wasteful: the taxonomy's family is %+v", tagFam)
+	} else {
+		t.Log(tagFam.Evidence())
+	}
+	// The list's first pages are never refused.
+	if _, spent := f.Spent(host, tagKey(19, ""), ClassOther, false); spent {
+		t.Error("a list's first page was refused")
+	}
+
+	// A taxonomy one of whose later pages yielded keeps them.
+	f = laterPagesHost(t, 0)
+	fetchPages(f, host, tags[:1], ClassNext, true)
+	fetchPages(f, host, tags[1:10], ClassNext, false)
+	if _, spent := f.Spent(host, tags[10], ClassNext, false); spent {
+		t.Error("a taxonomy that yielded was refused")
+	}
+
+	// A host one in 16 of whose later pages yields is not covered: its
+	// lists lead somewhere only they reach, and are all followed.
+	f = laterPagesHost(t, 1)
+	fetchPages(f, host, tags[:10], ClassNext, false)
+	if _, spent := f.Spent(host, tags[10], ClassNext, false); spent {
+		t.Error("a taxonomy's later pages refused on a host whose later pages yield")
+	}
+}
+
+// TestFamiliesLaterPagesItems: pages numbered in sequence that bring new
+// text (articles by id) are items, not a list's later pages: they neither
+// open nor close the host's coverage.
+func TestFamiliesLaterPagesItems(t *testing.T) {
+	const host = "http://h"
+	f := laterPagesHost(t, 0)
+	for _, k := range keys("http://h/story?id=%d", 40) {
+		f.YieldedText(f.Fetched(host, k, ClassNext))
+	}
+	tags := tagLater()
+	fetchPages(f, host, tags[:4], ClassNext, false)
+	if _, spent := f.Spent(host, tags[4], ClassNext, false); !spent {
+		t.Error("items in sequence that yielded text kept the host from being covered")
+	}
+	// The same pages counted as lists that led somewhere would have.
+	g := laterPagesHost(t, 0)
+	for _, k := range keys("http://h/story?id=%d", 40) {
+		g.Yielded(g.Fetched(host, k, ClassNext))
+	}
+	fetchPages(g, host, tags[:4], ClassNext, false)
+	if _, spent := g.Spent(host, tags[4], ClassNext, false); spent {
+		t.Error("later pages that led somewhere did not keep the host uncovered")
+	}
+}
+
+// TestFamiliesLaterPagesFaceted: the later pages of one list narrowed by
+// two or more kinds of filter (a filter page over everything) stop too
+// once they show nothing new on a covered host; a list of one filter kind
+// (a sort) does not.
+func TestFamiliesLaterPagesFaceted(t *testing.T) {
+	const host = "http://h"
+	f := laterPagesHost(t, 0)
+	for _, k := range []string{"http://h/all?sec=world", "http://h/all?type=report", "http://h/news?o=az", "http://h/news?o=old"} {
+		f.Discovered(host, k)
+	}
+	for _, path := range []string{"http://h/all", "http://h/news"} {
+		for n := 2; n <= 20; n++ {
+			f.LinkClass(host, path, ClassOther, fmt.Sprintf("%s?page=%d", path, n))
+		}
+	}
+	fetchPages(f, host, keys("http://h/all?page=%d", 4), ClassNext, false)
+	if _, spent := f.Spent(host, "http://h/all?page=10", ClassNext, false); !spent {
+		t.Error("a faceted list's later pages not refused")
+	}
+	fetchPages(f, host, keys("http://h/news?page=%d", 10), ClassNext, false)
+	if _, spent := f.Spent(host, "http://h/news?page=12", ClassNext, false); spent {
+		t.Error("a sorted list's later pages refused")
+	}
+}
+
+// TestFamiliesLaterPagesDates: a date's parts linked from its archive
+// (a month's days, "/2021/01/" → "/2021/01/03/") are archives of their
+// own, which the site lists as such: never refused as later pages.
+func TestFamiliesLaterPagesDates(t *testing.T) {
+	const host = "http://h"
+	f := laterPagesHost(t, 0)
+	var days []string
+	for m := 1; m <= 12; m++ {
+		for _, y := range []int{2020, 2021} {
+			month := fmt.Sprintf("http://h/%d/%02d/", y, m)
+			f.Discovered(host, month)
+			for d := 1; d <= 3; d++ {
+				day := fmt.Sprintf("%s%02d/", month, d)
+				f.Discovered(host, day)
+				if c := f.LinkClass(host, month, ClassOther, day); c != ClassNext {
+					t.Fatalf("LinkClass(%s, %s) = %d, want a next page", month, day, c)
+				}
+				days = append(days, day)
+			}
+		}
+	}
+	fetchPages(f, host, days[:20], ClassNext, false)
+	if fam, spent := f.Spent(host, days[20], ClassNext, false); spent {
+		t.Errorf("a day's archive refused as a later page of %s", fam)
 	}
 }
