@@ -344,7 +344,12 @@ type FamilyConfig struct {
 // list's (a filter page over everything) or the site's search, none of
 // whose later pages yielded after NextFree: the site's few main lists are
 // followed to their ends. A date's parts ("/2021/01/03/" from
-// "/2021/01/") are archives of their own, never later pages. Other
+// "/2021/01/") are archives of their own, never later pages.
+// On a host whose later pages lead somewhere (a shop's, whose facet lists
+// are how its products are reached), a list narrowed by one filter, and a
+// filtered list's later pages, are not refused by their family's budget
+// (filtered); a parameter whose lists go as far as the list without it
+// is a sort, not a filter (sorts). Other
 // pages reached from within their section (refinements: a list's
 // filters and sort orders, an item's views, a history's revisions) are
 // fetched while the family keeps yielding: once MinFree of them yielded
@@ -390,6 +395,18 @@ type famHost struct {
 	// next counts the later pages fetched on the host and, of those, the
 	// ones that yielded (see covered).
 	next, nextY int
+	// later holds the shapes (laterShape) of filtered lists' later pages.
+	later map[uint64]struct{}
+	// pageNames holds the query parameters that number a list's pages.
+	pageNames map[string]*pageNum
+	// listEnd holds, by listBase and the page number's name, the
+	// greatest page number linked of a
+	// list, and longList the lists narrowed by a word that go as far as
+	// the list without it; wordLists counts, by parameter name, the
+	// narrowed lists and how many of them are long: a sort (see sorts).
+	listEnd   map[uint64]int64
+	longList  map[uint64]bool
+	wordLists map[string]*[2]int
 	// facets counts, by path, the parameter names seen with words for
 	// values: a list narrowed by two or more kinds of filter is faceted.
 	facets map[uint64]uint8
@@ -843,6 +860,214 @@ func listBase(page, link string) (base string, date bool) {
 	return lp + "?" + strings.Join(kept, "&"), date
 }
 
+// pageNum follows the values a query parameter shows in links to later
+// pages: their smallest and their greatest common divisor. A page number
+// shows 2; an offset, multiples of the page's size; a filter with numbers
+// for values (a size, a year) neither.
+type pageNum struct{ min, gcd int64 }
+
+func (p *pageNum) paging() bool { return p.min <= 2 || p.gcd == p.min }
+
+// maxPageNames bounds the parameters followed per host as page numbers.
+const maxPageNames = 64
+
+// notePaging learns from a link to a later page (class ClassNext) found
+// on pageKey the parameters that number a list's pages; for a link from a
+// refinement (refined: a filtered list's page 2), it marks the link's
+// family as a filtered list's later pages when only such a number
+// changes (famHost.later).
+func (f *Families) notePaging(host, pageKey, linkKey string, refined bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.get(host)
+	pp, pq, _ := strings.Cut(KeyRequestURI(pageKey), "?")
+	lp, lq, _ := strings.Cut(KeyRequestURI(linkKey), "?")
+	paging := true
+	for part := range strings.SplitSeq(lq, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		if !numeric(v) || hasPart(pq, part) {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			paging = false
+			continue
+		}
+		if h.pageNames == nil {
+			h.pageNames = make(map[string]*pageNum)
+		}
+		r := h.pageNames[name]
+		if r == nil {
+			if len(h.pageNames) >= maxPageNames {
+				paging = false
+				continue
+			}
+			r = &pageNum{min: n, gcd: n}
+			h.pageNames[name] = r
+		}
+		r.min, r.gcd = min(r.min, n), gcd(r.gcd, n)
+		paging = paging && r.paging()
+		if !paging {
+			continue
+		}
+		// How far each list goes, and whether a list narrowed by a
+		// word goes as far as the list without it: a sort, not a
+		// filter.
+		if r.min > 2 {
+			// An offset, or a size: not a page number.
+			continue
+		}
+		base, _ := listBase(KeyRequestURI(pageKey), KeyRequestURI(linkKey))
+		b := hash(base + "#" + name)
+		_, known := h.listEnd[b]
+		h.noteListEnd(b, n)
+		if !refined {
+			continue
+		}
+		parent, words := unfiltered(pp, pq, name)
+		end := h.listEnd[hash(parent+"#"+name)]
+		long := end >= 3 && n >= end && !h.longList[b]
+		if long && len(h.longList) < maxListEnds {
+			h.longList[b] = true
+		}
+		for _, w := range words {
+			c := h.wordLists[w]
+			if c == nil {
+				if len(h.wordLists) >= maxPageNames {
+					continue
+				}
+				c = new([2]int)
+				h.wordLists[w] = c
+			}
+			if !known {
+				c[0]++
+			}
+			if long {
+				c[1]++
+			}
+		}
+	}
+	if !refined || !paging || lp != pp && lq != pq {
+		return
+	}
+	if h.later == nil {
+		h.later = make(map[uint64]struct{})
+	}
+	if len(h.later) < maxLaterShapes {
+		h.later[hash(laterShape(KeyRequestURI(linkKey)))] = struct{}{}
+	}
+}
+
+// maxLaterShapes bounds the shapes of filtered lists' later pages
+// followed per host.
+const maxLaterShapes = 1024
+
+// laterShape is the shape of a URL that a filtered list's later pages
+// share whatever the host has shown since (unlike its family, whose
+// masked positions grow as the host shows more): its section, every
+// further path segment masked, its parameters' names.
+func laterShape(uri string) string {
+	path, query, _ := strings.Cut(uri, "?")
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var b strings.Builder
+	b.WriteString("/" + segs[0])
+	for range segs[1:] {
+		b.WriteString("/*")
+	}
+	var names []string
+	for part := range strings.SplitSeq(query, "&") {
+		if name, _, _ := strings.Cut(part, "="); name != "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return b.String() + "?" + strings.Join(names, "&")
+}
+
+// maxListEnds bounds the lists whose last page is followed per host.
+const maxListEnds = 8192
+
+func (h *famHost) noteListEnd(base uint64, n int64) {
+	if h.listEnd == nil {
+		h.listEnd = make(map[uint64]int64)
+		h.longList = make(map[uint64]bool)
+		h.wordLists = make(map[string]*[2]int)
+	}
+	if end, ok := h.listEnd[base]; ok || len(h.listEnd) < maxListEnds {
+		h.listEnd[base] = max(end, n)
+	}
+}
+
+// unfiltered returns the list a page (its path and query) narrows, as
+// listBase writes it: the page without its parameters with words for
+// values and without the page number name; and the names of those
+// parameters.
+func unfiltered(path, query, pageName string) (base string, words []string) {
+	var kept []string
+	for part := range strings.SplitSeq(query, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		switch {
+		case part == "" || name == pageName:
+		case wordValue(v):
+			words = append(words, name)
+		default:
+			kept = append(kept, part)
+		}
+	}
+	return path + "?" + strings.Join(kept, "&"), words
+}
+
+// sorts reports whether a parameter with words for values orders lists
+// rather than narrows them: two or more of its lists, and half of them,
+// go as far as the lists without it.
+func (h *famHost) sorts(name string) bool {
+	c := h.wordLists[name]
+	return c != nil && c[1] >= 2 && 2*c[1] >= c[0]
+}
+
+// filtered reports whether a URL (its key), queued by a link of class
+// class, is a list narrowed by one filter or such a list's later page
+// (famHost.later), on a host whose later pages lead somewhere (at least
+// coveredAfter fetched, and not covered): there such lists are how its
+// items are reached, and their family's budget does not refuse them. A
+// filtered list's later pages are so too, on a host not covered, once
+// some of them yielded. A parameter shown to sort (sorts) is no filter.
+func (h *famHost) filtered(s *famStat, key string, class int) bool {
+	if class < ClassRefine || h.covered() {
+		return false
+	}
+	uri := KeyRequestURI(key)
+	_, later := h.later[hash(laterShape(uri))]
+	leads := h.next >= coveredAfter
+	if !leads && !(later && s.yielding() > 0) {
+		return false
+	}
+	_, q, _ := strings.Cut(uri, "?")
+	words := 0
+	for part := range strings.SplitSeq(q, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		if part == "" {
+			continue
+		}
+		if wordValue(v) && joined(v) == nil {
+			if h.sorts(name) {
+				return false
+			}
+			words++
+		} else if !numeric(v) || !later {
+			return false
+		}
+	}
+	return later && words <= 1 || leads && words == 1
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 // noteList records the list a later page (linkKey) found on pageKey
 // belongs to in the link's family.
 func (f *Families) noteList(host, pageKey, linkKey string) {
@@ -1124,6 +1349,9 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 //     refinements too.
 func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string) int {
 	class := f.linkClass(host, pageKey, linkKey)
+	if class == ClassNext {
+		f.notePaging(host, pageKey, linkKey, pageClass >= ClassRefine)
+	}
 	if pageClass >= ClassRefine {
 		switch dir := dirOf(pageKey); {
 		case class == ClassNext:
@@ -1484,7 +1712,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s != nil && f.spent(h, s, class, f.free(h, s)) {
+	if s != nil && !h.filtered(s, key, class) && f.spent(h, s, class, f.free(h, s)) {
 		if count {
 			s.refused++
 			if class == ClassHinted {

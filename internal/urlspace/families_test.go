@@ -858,3 +858,139 @@ func TestFamiliesLaterPagesDates(t *testing.T) {
 		t.Errorf("a day's archive refused as a later page of %s", fam)
 	}
 }
+
+// shopHost sets up a catalogue "/shop" of ten pages whose later pages
+// were fetched, yielding as told, and links from its first page to
+// lists narrowed by one word (motif: filters, o: sort orders, the sorts
+// as long as the catalogue).
+func shopHost(t *testing.T, yields int) *Families {
+	t.Helper()
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	var later []string
+	for _, page := range []string{"http://h/shop", "http://h/shop?p=2"} {
+		for n := 2; n <= 10; n++ {
+			link := fmt.Sprintf("http://h/shop?p=%d", n)
+			f.Discovered(host, link)
+			if c := f.LinkClass(host, page, ClassOther, link); page == "http://h/shop" && c != ClassNext {
+				t.Fatalf("LinkClass(%s, %s) = %d, want a next page", page, link, c)
+			}
+		}
+	}
+	for i := range 16 {
+		later = append(later, fmt.Sprintf("http://h/shop?p=%d", i+2))
+	}
+	fetchPages(f, host, later[:yields], ClassNext, true)
+	fetchPages(f, host, later[yields:], ClassNext, false)
+	for v, end := range map[string]int{"motif=camo": 3, "motif=plain": 4, "motif=checked": 2, "o=az": 10, "o=za": 10, "o=new": 10} {
+		page := "http://h/shop?" + v
+		f.Discovered(host, page)
+		f.LinkClass(host, "http://h/shop", ClassOther, page)
+		for n := 2; n <= end; n++ {
+			link := fmt.Sprintf("%s&p=%d", page, n)
+			f.Discovered(host, link)
+			if c := f.LinkClass(host, page, ClassRefine, link); c != ClassRefine {
+				t.Fatalf("LinkClass(%s, %s) from a refinement = %d, want a refinement", page, link, c)
+			}
+		}
+	}
+	return f
+}
+
+// TestFamiliesFilteredLists: on a host whose later pages lead somewhere
+// (a shop's), a list narrowed by one filter and its later pages are how
+// its items are reached: their family's budget does not refuse them,
+// barren or not; a sort (its lists as long as the list without it) gets
+// the budget as before, and so does every such list on a covered host.
+func TestFamiliesFilteredLists(t *testing.T) {
+	const host = "http://h"
+	f := shopHost(t, 4)
+	fetchPages(f, host, keys("http://h/shop?motif=x%d", 0), ClassRefine, false)
+	for _, k := range []string{"http://h/shop?motif=camo", "http://h/shop?motif=plain", "http://h/shop?motif=checked",
+		"http://h/shop?motif=dots", "http://h/shop?motif=stripes", "http://h/shop?motif=paisley", "http://h/shop?motif=floral"} {
+		fetchPages(f, host, []string{k}, ClassRefine, false)
+	}
+	if fam, spent := f.Spent(host, "http://h/shop?motif=tartan", ClassRefine, false); spent {
+		t.Errorf("a single filter refused (%s) on a host whose later pages lead somewhere", fam)
+	}
+	laterKeys := []string{"http://h/shop?motif=camo&p=2", "http://h/shop?motif=camo&p=3", "http://h/shop?motif=plain&p=2",
+		"http://h/shop?motif=plain&p=3", "http://h/shop?motif=plain&p=4", "http://h/shop?motif=checked&p=2", "http://h/shop?motif=dots&p=2"}
+	fetchPages(f, host, laterKeys, ClassRefine, false)
+	if fam, spent := f.Spent(host, "http://h/shop?motif=tartan&p=2", ClassRefine, false); spent {
+		t.Errorf("a filtered list's later page refused (%s)", fam)
+	}
+	// Sort orders: their lists go as far as the catalogue.
+	for _, k := range []string{"http://h/shop?o=az", "http://h/shop?o=za", "http://h/shop?o=new", "http://h/shop?o=old", "http://h/shop?o=top", "http://h/shop?o=low"} {
+		fetchPages(f, host, []string{k}, ClassRefine, false)
+	}
+	if _, spent := f.Spent(host, "http://h/shop?o=high", ClassRefine, false); !spent {
+		t.Error("a sort order's family not spent after MinFree barren pages")
+	}
+
+	// The same lists on a host whose later pages show nothing new.
+	g := shopHost(t, 0)
+	for _, k := range []string{"http://h/shop?motif=camo", "http://h/shop?motif=plain", "http://h/shop?motif=checked",
+		"http://h/shop?motif=dots", "http://h/shop?motif=stripes", "http://h/shop?motif=paisley"} {
+		fetchPages(g, host, []string{k}, ClassRefine, false)
+	}
+	if _, spent := g.Spent(host, "http://h/shop?motif=tartan", ClassRefine, false); !spent {
+		t.Error("a barren single filter not spent on a covered host")
+	}
+}
+
+// TestFamiliesFilteredLaterPagesYield: a filtered list's later pages
+// that yield keep their budget on a host not covered, even before the
+// host has shown many later pages of its own.
+func TestFamiliesFilteredLaterPagesYield(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	var later []string
+	for _, v := range []string{"a", "b", "c", "d", "e"} {
+		page := "http://h/store/b-" + v
+		for n := 2; n <= 5; n++ {
+			link := fmt.Sprintf("%s/page-%d", page, n)
+			f.Discovered(host, link)
+			if c := f.LinkClass(host, page, ClassRefine, link); c != ClassRefine {
+				t.Fatalf("LinkClass(%s, %s) from a refinement = %d, want a refinement", page, link, c)
+			}
+			later = append(later, link)
+		}
+	}
+	fetchPages(f, host, later[:2], ClassRefine, true)
+	fetchPages(f, host, later[2:12], ClassRefine, false)
+	if fam, spent := f.Spent(host, later[12], ClassRefine, false); spent {
+		t.Errorf("a filtered list's later pages that yielded refused (%s)", fam)
+	}
+	// Had none yielded, the budget holds as before.
+	g := NewFamilies(FamilyConfig{})
+	for i, link := range later {
+		page := "http://h/store/b-" + string(rune('a'+i/4))
+		g.Discovered(host, link)
+		g.LinkClass(host, page, ClassRefine, link)
+	}
+	fetchPages(g, host, later[:12], ClassRefine, false)
+	if _, spent := g.Spent(host, later[12], ClassRefine, false); !spent {
+		t.Error("barren later pages of filtered lists not spent")
+	}
+}
+
+func TestPageNum(t *testing.T) {
+	for _, c := range []struct {
+		vals []int64
+		want bool
+	}{
+		{[]int64{2, 3, 4, 10}, true},     // page numbers
+		{[]int64{36, 72, 108}, true},     // offsets
+		{[]int64{20, 10, 30}, true},      // offsets, in any order
+		{[]int64{38, 40, 42, 37}, false}, // sizes
+		{[]int64{2019, 2020}, false},     // years
+	} {
+		p := pageNum{min: c.vals[0], gcd: c.vals[0]}
+		for _, v := range c.vals[1:] {
+			p.min, p.gcd = min(p.min, v), gcd(p.gcd, v)
+		}
+		if p.paging() != c.want {
+			t.Errorf("%v: paging %v, want %v", c.vals, p.paging(), c.want)
+		}
+	}
+}
