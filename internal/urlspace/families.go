@@ -316,6 +316,10 @@ type FamilyConfig struct {
 	// the family's later pages are no longer fetched; one that yields
 	// keeps them all. The default is 4.
 	NextFree int
+	// SectionFree is how many refinements of a section may yield nothing
+	// before, if none of the section's ever did, its families that have
+	// not yielded stop at their first barren page. The default is 12.
+	SectionFree int
 	// WideAfter is how many distinct segments a path prefix must be seen
 	// with (tags, slugs) for that position to be masked in its family.
 	// The default is 8.
@@ -407,6 +411,9 @@ type famHost struct {
 	listEnd   map[uint64]int64
 	longList  map[uint64]bool
 	wordLists map[string]*[2]int
+	// secRef counts, by section, the refinements fetched and those that
+	// yielded.
+	secRef map[string]*[2]int
 	// facets counts, by path, the parameter names seen with words for
 	// values: a list narrowed by two or more kinds of filter is faceted.
 	facets map[uint64]uint8
@@ -771,6 +778,26 @@ func (f *Families) noteBarren(h *famHost, s *famStat) {
 	}
 }
 
+// noteSecRef counts a refinement of a section fetched (i 0) or yielding
+// (i 1).
+func (h *famHost) noteSecRef(sec string, i int) {
+	if h.secRef == nil {
+		h.secRef = make(map[string]*[2]int)
+	}
+	c := h.secRef[sec]
+	if c == nil {
+		if len(h.secRef) >= maxSecRef {
+			return
+		}
+		c = new([2]int)
+		h.secRef[sec] = c
+	}
+	c[i]++
+}
+
+// maxSecRef bounds the sections whose refinements are counted per host.
+const maxSecRef = 1024
+
 // numSec prefixes a section in famHost.barren for its families whose URLs
 // are numbered: narrowed or sorted lists' later pages.
 const numSec = "\x00"
@@ -1097,6 +1124,7 @@ func NewFamilies(cfg FamilyConfig) *Families {
 	cfg.BarrenAfter = max(orDefault(cfg.BarrenAfter, 2), 1)
 	cfg.PerYield = max(orDefault(cfg.PerYield, 16), 1)
 	cfg.NextFree = max(orDefault(cfg.NextFree, 4), 1)
+	cfg.SectionFree = max(orDefault(cfg.SectionFree, 12), 1)
 	cfg.WideAfter = max(orDefault(cfg.WideAfter, 8), 2)
 	cfg.MaxFamilies = max(orDefault(cfg.MaxFamilies, 2048), 1)
 	cfg.MaxHosts = max(orDefault(cfg.MaxHosts, 10_000), 1)
@@ -1528,6 +1556,9 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	}
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
+		if class >= ClassRefine {
+			h.noteSecRef(p.stat.sec, 0)
+		}
 		p.stat.numbered = p.stat.numbered || Numbered(key)
 		if class == ClassNext && !p.stat.search {
 			path, _, _ := strings.Cut(KeyRequestURI(key), "?")
@@ -1580,6 +1611,11 @@ func (f *Families) yielded(p *Page, text bool) {
 	}
 	if p.stat != nil {
 		p.stat.yielded[p.class]++
+		if p.class >= ClassRefine {
+			if h := f.mu.hosts.peek(p.host); h != nil {
+				h.noteSecRef(p.stat.sec, 1)
+			}
+		}
 		if h := f.mu.hosts.peek(p.host); h != nil && h.fams[p.Family] == p.stat {
 			f.noteBarren(h, p.stat)
 		}
@@ -1685,6 +1721,12 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		return s.yielded[ClassNext] == 0 && s.fetched[ClassNext] >= f.cfg.NextFree
 	}
 	_, other := s.wasted()
+	if c := h.secRef[s.sec]; other >= 1 && s.yielding() == 0 && c != nil && c[1] == 0 && c[0] >= f.cfg.SectionFree {
+		// A section none of whose refinements ever yielded: a
+		// family none of whose pages did stops at its first barren
+		// refinement.
+		return true
+	}
 	return other >= free+extra
 }
 

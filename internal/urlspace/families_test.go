@@ -994,3 +994,36 @@ func TestPageNum(t *testing.T) {
 		}
 	}
 }
+
+// TestFamiliesBarrenSection: once SectionFree refinements of a section
+// have yielded nothing, and none of its refinements ever did, a family
+// none of whose pages yielded stops at its first barren refinement; a
+// family whose pages yield, or a section with a refinement that
+// yielded, keeps the usual budget.
+func TestFamiliesBarrenSection(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, action := range []string{"history", "edit", "backlinks"} {
+		fetchPages(f, host, keys("http://h/wiki/p%d/"+action, 4), ClassRefine, false)
+	}
+	fetchPages(f, host, []string{"http://h/wiki/q0/source"}, ClassRefine, false)
+	if fam, spent := f.Spent(host, "http://h/wiki/q1/source", ClassRefine, false); !spent {
+		t.Errorf("a new barren family of a barren section not spent (%s)", fam)
+	}
+	// A family of real pages, one of whose refinements was barren.
+	fetchPages(f, host, keys("http://h/wiki/r%d/print", 5), ClassOther, true)
+	fetchPages(f, host, []string{"http://h/wiki/r9/print"}, ClassRefine, false)
+	if fam, spent := f.Spent(host, "http://h/wiki/r10/print", ClassRefine, false); spent {
+		t.Errorf("a family whose pages yield refused (%s)", fam)
+	}
+	// Another host, one of whose refinements in the section yielded.
+	g := NewFamilies(FamilyConfig{})
+	fetchPages(g, host, []string{"http://h/wiki/a/talk"}, ClassRefine, true)
+	for _, action := range []string{"history", "edit", "backlinks"} {
+		fetchPages(g, host, keys("http://h/wiki/p%d/"+action, 4), ClassRefine, false)
+	}
+	fetchPages(g, host, []string{"http://h/wiki/q0/source"}, ClassRefine, false)
+	if fam, spent := g.Spent(host, "http://h/wiki/q1/source", ClassRefine, false); spent {
+		t.Errorf("refused (%s) in a section whose refinements yielded", fam)
+	}
+}
