@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -232,10 +235,15 @@ func TestRobotsAndUnknown(t *testing.T) {
 // TestCrawl is the ground-truth check: a breadth-first crawl that follows
 // every link reaches every real page within 20,000 requests, every URL
 // answers as FamilyOf says, and the traps are far larger than the site.
+// It crawls 20 seeds of each kind, 4 under -short or -race, or
+// GENTLECRAWL_GENSITE_SEEDS.
 func TestCrawl(t *testing.T) {
 	n := 20
 	if testing.Short() || raceEnabled {
 		n = 4
+	}
+	if v, _ := strconv.Atoi(os.Getenv("GENTLECRAWL_GENSITE_SEEDS")); v > 0 {
+		n = v // scripts/test: 4, as under -race
 	}
 	for _, k := range Kinds {
 		for _, seed := range seeds(n) {
@@ -348,33 +356,71 @@ func mustBody(s *Site, u string) []byte {
 	return b
 }
 
-// TestConcurrent serves one site from many goroutines (run with -race).
+// TestConcurrent serves a site of every kind from many goroutines, its
+// real pages and the other URLs they link to, and checks that the log has
+// every request and that each URL answers as when served alone. It is the
+// package's test of concurrent use: scripts/test runs it with -race, and
+// the others, which serve a site from one goroutine, without.
 func TestConcurrent(t *testing.T) {
-	s, _ := New(Forum, 3)
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	urls := s.RealPages()[:64]
-	var wg sync.WaitGroup
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			for i := g; i < len(urls); i += 8 {
-				resp, err := http.Get(srv.URL + urls[i])
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					t.Errorf("%s: %d", urls[i], resp.StatusCode)
+	for _, k := range Kinds {
+		s, _ := New(k, 3)
+		ref, _ := New(k, 3) // served from one goroutine, for the expected answers
+		srv := httptest.NewServer(s)
+		defer srv.Close()
+		var urls []string
+		seen := map[string]bool{}
+		for _, u := range s.RealPages()[:32] {
+			urls = append(urls, u)
+			_, body := ref.Body(u)
+			for _, l := range links(body) {
+				if !seen[l] && len(urls) < 96 {
+					seen[l] = true
+					urls = append(urls, l)
 				}
 			}
-		}(g)
-	}
-	wg.Wait()
-	if n := len(s.Requests()); n != len(urls) {
-		t.Errorf("log has %d requests, want %d", n, len(urls))
+		}
+		type answer struct {
+			status   int
+			body     []byte
+			location string // of a redirect, whose body Body leaves out
+		}
+		want := make([]answer, len(urls))
+		for i, u := range urls {
+			want[i].status, want[i].body = ref.Body(u)
+			want[i].location = ref.Location(u)
+		}
+		var wg sync.WaitGroup
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+				for i := g; i < len(urls); i += 8 {
+					resp, err := c.Get(srv.URL + urls[i])
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					body, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					w := want[i]
+					if w.location != "" {
+						body = nil
+					}
+					if resp.StatusCode != w.status || !bytes.Equal(body, w.body) || resp.Header.Get("Location") != w.location {
+						t.Errorf("%s %s: status %d, %d bytes, Location %q; want %d, %d bytes, %q", k, urls[i], resp.StatusCode, len(body), resp.Header.Get("Location"), w.status, len(w.body), w.location)
+					}
+				}
+			}(g)
+		}
+		wg.Wait()
+		if n := len(s.Requests()); n != len(urls) {
+			t.Errorf("%s: log has %d requests, want %d", k, n, len(urls))
+		}
 	}
 }
 

@@ -1,0 +1,5 @@
+//go:build race
+
+package servers_test
+
+func init() { raceEnabled = true }
