@@ -1027,3 +1027,44 @@ func TestFamiliesBarrenSection(t *testing.T) {
 		t.Errorf("refused (%s) in a section whose refinements yielded", fam)
 	}
 }
+
+// TestFamiliesLaterPagesBounds: a host with endless lists, page-number
+// names, filters and sections keeps what the later-page judgements
+// follow within their bounds, and reaches them.
+func TestFamiliesLaterPagesBounds(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	letters := func(i int) string { // a name without digits for each i
+		b := []byte{'w'}
+		for ; i > 0; i /= 26 {
+			b = append(b, byte('a'+i%26))
+		}
+		return string(b)
+	}
+	n := max(maxListEnds, maxLaterShapes, maxPageNames, maxSecRef) + 100
+	for i := range n {
+		// A list per i, narrowed by a word of a name per i, with its own
+		// page-number name, in a section per i.
+		page := fmt.Sprintf("http://h/%s/l?%s=v", letters(i), letters(i%(maxPageNames+20)))
+		link := fmt.Sprintf("%s&p%s=2", page, letters(i%(maxPageNames+20)))
+		f.LinkClass(host, page, ClassRefine, link)
+		f.LinkClass(host, fmt.Sprintf("http://h/%s/m", letters(i)), ClassOther, fmt.Sprintf("http://h/%s/m?p%s=%d", letters(i), letters(0), 2+i%5))
+		fetchPages(f, host, []string{fmt.Sprintf("http://h/%s/x?y=z", letters(i))}, ClassRefine, false)
+	}
+	h := f.mu.hosts.peek(host)
+	if len(h.listEnd) > maxListEnds || len(h.longList) > maxListEnds || len(h.later) > maxLaterShapes ||
+		len(h.pageNames) > maxPageNames || len(h.wordLists) > maxPageNames || len(h.secRef) > maxSecRef {
+		t.Errorf("beyond the bounds: %d list ends, %d long lists, %d later shapes, %d page names, %d word names, %d sections",
+			len(h.listEnd), len(h.longList), len(h.later), len(h.pageNames), len(h.wordLists), len(h.secRef))
+	}
+	if len(h.listEnd) < maxListEnds || len(h.later) < maxLaterShapes || len(h.pageNames) < maxPageNames ||
+		len(h.wordLists) < maxPageNames || len(h.secRef) < maxSecRef {
+		t.Errorf("the bounds were not reached: %d list ends, %d later shapes, %d page names, %d word names, %d sections",
+			len(h.listEnd), len(h.later), len(h.pageNames), len(h.wordLists), len(h.secRef))
+	}
+	for _, s := range h.fams {
+		if len(s.lists) > manyLists {
+			t.Errorf("a family follows %d lists, bound %d", len(s.lists), manyLists)
+		}
+	}
+}
