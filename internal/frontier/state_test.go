@@ -190,6 +190,24 @@ func rescan(t *testing.T, s *frontier.Store, fs vfs.FS, dir string, opts frontie
 // in-memory state from the file Close saved — the seen filter bit for bit,
 // every URL offered in it — and that state is what a scan rebuilds. A
 // crawl then goes on from it: every queued URL is handed out once.
+// reopenRestored closes a store and opens it again, and returns it with
+// its state, which must have been restored from the file Close wrote.
+func reopenRestored(t *testing.T, s *frontier.Store, dir string, opts frontier.Options) (*frontier.Store, storeState) {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := frontier.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := stateOf(t, s)
+	if !st.restored {
+		t.Fatal("the store was closed cleanly but its state was rebuilt, not restored")
+	}
+	return s, st
+}
+
 func TestStateSavedMatchesScan(t *testing.T) {
 	for seed := range uint64(8) {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
@@ -209,17 +227,7 @@ func TestStateSavedMatchesScan(t *testing.T) {
 			}
 			offered := stateWork(t, s, rng)
 			before := stateOf(t, s)
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			s, err = frontier.Open(dir, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			restored := stateOf(t, s)
-			if !restored.restored {
-				t.Fatal("the store was closed cleanly but its state was rebuilt, not restored")
-			}
+			s, restored := reopenRestored(t, s, dir, opts)
 			if restored.filter != before.filter {
 				t.Error("the seen filter restored is not the one the store had")
 			}
@@ -575,17 +583,7 @@ func TestStateAtScale(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = frontier.Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	restored := stateOf(t, s)
-	if !restored.restored {
-		t.Fatal("closed cleanly, the state was rebuilt rather than restored")
-	}
+	s, restored := reopenRestored(t, s, dir, opts)
 	for i := range urls {
 		if !s.MayHaveSeenForTest(url(i)) {
 			t.Fatalf("%s is not in the restored filter", url(i))

@@ -404,10 +404,10 @@ type famHost struct {
 	// pageNames holds the query parameters that number a list's pages.
 	pageNames map[string]*pageNum
 	// listEnd holds, by listBase and the page number's name, the
-	// greatest page number linked of a
-	// list, and longList the lists narrowed by a word that go as far as
-	// the list without it; wordLists counts, by parameter name, the
-	// narrowed lists and how many of them are long: a sort (see sorts).
+	// greatest page number linked of a list, and longList the lists
+	// narrowed by a word that go as far as the list without it;
+	// wordLists counts, by parameter name, the narrowed lists and how
+	// many of them are long: a sort (see sorts).
 	listEnd   map[uint64]int64
 	longList  map[uint64]bool
 	wordLists map[string]*[2]int
@@ -739,7 +739,7 @@ type famStat struct {
 	barrenNum bool   // counted barren as numbered (numSec)
 	sig       string // the names of its query parameters, when one has words for values ("o&page"), or its actionSig
 	// lists holds the distinct lists (listBase) whose later pages were
-	// fetched, up to manyLists: a family of many lists is a taxonomy
+	// found, up to manyLists: a family of many lists is a taxonomy
 	// (tags, authors, months), not one of the site's few main lists.
 	lists   []uint64
 	dated   bool // its "later pages" are a date's parts: archives of their own
@@ -838,7 +838,7 @@ func (s *famStat) yielding() int {
 // covered reports whether the host's later pages, fetched after every
 // other link found (classDue), show its links to lead everywhere: at
 // least coveredAfter of them fetched, and no more than one in
-// coveredAfter yielded anything.
+// coveredRatio yielded anything.
 func (h *famHost) covered() bool {
 	return h.next >= coveredAfter && h.nextY*coveredRatio <= h.next
 }
@@ -898,17 +898,23 @@ func (p *pageNum) paging() bool { return p.min <= 2 || p.gcd == p.min }
 // maxPageNames bounds the parameters followed per host as page numbers.
 const maxPageNames = 64
 
-// notePaging learns from a link to a later page (class ClassNext) found
-// on pageKey the parameters that number a list's pages; for a link from a
-// refinement (refined: a filtered list's page 2), it marks the link's
-// family as a filtered list's later pages when only such a number
-// changes (famHost.later).
-func (f *Families) notePaging(host, pageKey, linkKey string, refined bool) {
+// noteLater learns from a link to a later page (class ClassNext) found
+// on pageKey: the parameters that number a list's pages, and how far
+// each list goes. A link from a list's own page (not refined) counts the
+// list in its family (famStat.lists); a link from a refinement (refined:
+// a filtered list's page 2) marks the shape of the filtered list's later
+// pages when only a page number changes (famHost.later).
+func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mu.hosts.get(host)
-	pp, pq, _ := strings.Cut(KeyRequestURI(pageKey), "?")
-	lp, lq, _ := strings.Cut(KeyRequestURI(linkKey), "?")
+	pageURI, linkURI := KeyRequestURI(pageKey), KeyRequestURI(linkKey)
+	pp, pq, _ := strings.Cut(pageURI, "?")
+	lp, lq, _ := strings.Cut(linkURI, "?")
+	base, date := listBase(pageURI, linkURI)
+	if !refined {
+		f.noteList(h, linkKey, base, date)
+	}
 	paging := true
 	for part := range strings.SplitSeq(lq, "&") {
 		name, v, _ := strings.Cut(part, "=")
@@ -934,17 +940,15 @@ func (f *Families) notePaging(host, pageKey, linkKey string, refined bool) {
 		}
 		r.min, r.gcd = min(r.min, n), gcd(r.gcd, n)
 		paging = paging && r.paging()
-		if !paging {
+		if !paging || r.min > 2 {
+			// Lengths are compared by page numbers only: an
+			// offset or a size writes the same values on every
+			// list.
 			continue
 		}
 		// How far each list goes, and whether a list narrowed by a
 		// word goes as far as the list without it: a sort, not a
 		// filter.
-		if r.min > 2 {
-			// An offset, or a size: not a page number.
-			continue
-		}
-		base, _ := listBase(KeyRequestURI(pageKey), KeyRequestURI(linkKey))
 		b := hash(base + "#" + name)
 		_, known := h.listEnd[b]
 		h.noteListEnd(b, n)
@@ -981,7 +985,7 @@ func (f *Families) notePaging(host, pageKey, linkKey string, refined bool) {
 		h.later = make(map[uint64]struct{})
 	}
 	if len(h.later) < maxLaterShapes {
-		h.later[hash(laterShape(KeyRequestURI(linkKey)))] = struct{}{}
+		h.later[hash(laterShape(linkURI))] = struct{}{}
 	}
 }
 
@@ -1095,17 +1099,14 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-// noteList records the list a later page (linkKey) found on pageKey
-// belongs to in the link's family.
-func (f *Families) noteList(host, pageKey, linkKey string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	h := f.mu.hosts.get(host)
+// noteList records in the family of a later page (linkKey) the list it
+// belongs to (base, listBase), up to manyLists; a date's part marks the
+// family as dated for good.
+func (f *Families) noteList(h *famHost, linkKey, base string, date bool) {
 	s := f.stat(h, f.family(h, linkKey))
 	if s == nil || s.dated || len(s.lists) >= manyLists {
 		return
 	}
-	base, date := listBase(KeyRequestURI(pageKey), KeyRequestURI(linkKey))
 	if date {
 		s.dated, s.lists = true, nil
 		return
@@ -1378,7 +1379,7 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string) int {
 	class := f.linkClass(host, pageKey, linkKey)
 	if class == ClassNext {
-		f.notePaging(host, pageKey, linkKey, pageClass >= ClassRefine)
+		f.noteLater(host, pageKey, linkKey, pageClass >= ClassRefine)
 	}
 	if pageClass >= ClassRefine {
 		switch dir := dirOf(pageKey); {
@@ -1387,9 +1388,6 @@ func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string
 		case class == ClassOther && dir != "/" && strings.HasPrefix(dirOf(linkKey), dir):
 			class = ClassRefine
 		}
-	}
-	if class == ClassNext {
-		f.noteList(host, pageKey, linkKey)
 	}
 	return class
 }
@@ -1560,13 +1558,10 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 			h.noteSecRef(p.stat.sec, 0)
 		}
 		p.stat.numbered = p.stat.numbered || Numbered(key)
-		if class == ClassNext && !p.stat.search {
+		if class == ClassNext && !(p.stat.search && p.stat.faceted) {
 			path, _, _ := strings.Cut(KeyRequestURI(key), "?")
-			p.stat.search = h.searchPath(path)
-		}
-		if class == ClassNext && !p.stat.faceted {
-			path, _, _ := strings.Cut(KeyRequestURI(key), "?")
-			p.stat.faceted = h.facets[hash(path)] >= 2
+			p.stat.search = p.stat.search || h.searchPath(path)
+			p.stat.faceted = p.stat.faceted || h.facets[hash(path)] >= 2
 		}
 		if p.stat.sig == "" && wordParams(key) > 0 {
 			_, p.stat.sig, _ = strings.Cut(p.Family, "?")
@@ -1600,23 +1595,20 @@ func (f *Families) yielded(p *Page, text bool) {
 		return
 	}
 	p.yielded = true
-	if p.class == ClassNext {
-		if h := f.mu.hosts.peek(p.host); h != nil {
-			if text {
-				h.next--
-			} else {
-				h.nextY++
-			}
+	h := f.mu.hosts.peek(p.host)
+	if h != nil && p.class == ClassNext {
+		if text {
+			h.next--
+		} else {
+			h.nextY++
 		}
 	}
 	if p.stat != nil {
 		p.stat.yielded[p.class]++
-		if p.class >= ClassRefine {
-			if h := f.mu.hosts.peek(p.host); h != nil {
-				h.noteSecRef(p.stat.sec, 1)
-			}
+		if h != nil && p.class >= ClassRefine {
+			h.noteSecRef(p.stat.sec, 1)
 		}
-		if h := f.mu.hosts.peek(p.host); h != nil && h.fams[p.Family] == p.stat {
+		if h != nil && h.fams[p.Family] == p.stat {
 			f.noteBarren(h, p.stat)
 		}
 		if p.hollow {
@@ -1708,8 +1700,8 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		// Hollow pages must also be a third of those reached from
 		// elsewhere: a family of real pages a few of which are alike
 		// (a documentation's iterator types) keeps its in-links.
-		h := s.hollow - s.hollowY
-		return h >= f.cfg.HollowFree+extra && 3*h >= s.fetched[ClassOther]
+		hollow := s.hollow - s.hollowY
+		return hollow >= f.cfg.HollowFree+extra && 3*hollow >= s.fetched[ClassOther]
 	case ClassNext:
 		// A list ends, and the site's few main lists are followed to
 		// their ends; but the later pages of a taxonomy's many lists
