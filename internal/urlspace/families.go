@@ -412,8 +412,10 @@ type famHost struct {
 	longList  map[uint64]bool
 	wordLists map[string]*[2]int
 	// secRef counts, by section, the refinements fetched and those that
-	// yielded.
+	// yielded; sigRef the same by actionSig: the same view of items in
+	// every section (a wiki's histories, one family per namespace).
 	secRef map[string]*[2]int
+	sigRef map[string]*[2]int
 	// facets counts, by path, the parameter names seen with words for
 	// values: a list narrowed by two or more kinds of filter is faceted.
 	facets map[uint64]uint8
@@ -778,24 +780,33 @@ func (f *Families) noteBarren(h *famHost, s *famStat) {
 	}
 }
 
-// noteSecRef counts a refinement of a section fetched (i 0) or yielding
-// (i 1).
-func (h *famHost) noteSecRef(sec string, i int) {
-	if h.secRef == nil {
-		h.secRef = make(map[string]*[2]int)
+// noteSecRef counts a refinement of a family fetched (i 0) or yielding
+// (i 1), for its section and its view (sigRef).
+func (h *famHost) noteSecRef(s *famStat, i int) {
+	count(&h.secRef, s.sec, i)
+	if isActionSig(s.sig) {
+		count(&h.sigRef, s.sig, i)
 	}
-	c := h.secRef[sec]
+}
+
+// count adds one to (*m)[k][i], keeping at most maxSecRef keys.
+func count(m *map[string]*[2]int, k string, i int) {
+	if *m == nil {
+		*m = make(map[string]*[2]int)
+	}
+	c := (*m)[k]
 	if c == nil {
-		if len(h.secRef) >= maxSecRef {
+		if len(*m) >= maxSecRef {
 			return
 		}
 		c = new([2]int)
-		h.secRef[sec] = c
+		(*m)[k] = c
 	}
 	c[i]++
 }
 
-// maxSecRef bounds the sections whose refinements are counted per host.
+// maxSecRef bounds the sections, and the views, whose refinements are
+// counted per host.
 const maxSecRef = 1024
 
 // numSec prefixes a section in famHost.barren for its families whose URLs
@@ -1160,6 +1171,26 @@ func actionSig(fam string) string {
 	return "*/" + last
 }
 
+// viewSig is actionSig for a family whose view's word is masked
+// ("/wiki/*/*/*/*"), from one of its URLs (a request URI): the view's
+// word and its numbers ("*/compare/*/*" for "/wiki/a/b/compare/3/4"), or
+// "".
+func viewSig(uri string) string {
+	path, _, _ := strings.Cut(uri, "?")
+	item, view := viewOf(path)
+	if view == "" {
+		return ""
+	}
+	n := strings.Count(strings.Trim(path[len(item)+len(view):], "/"), "/")
+	if path[len(item)+len(view):] != "" && path[len(item)+len(view):] != "/" {
+		n++
+	}
+	return "*/" + view + strings.Repeat("/*", n)
+}
+
+// isActionSig reports whether a family's signature is an actionSig.
+func isActionSig(sig string) bool { return strings.HasPrefix(sig, "*/") }
+
 // wordParams counts the query parameters of a URL key whose values are
 // not numbers: filters, sort orders, views.
 func wordParams(key string) int {
@@ -1381,6 +1412,9 @@ func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string
 	if class == ClassNext {
 		f.noteLater(host, pageKey, linkKey, pageClass >= ClassRefine)
 	}
+	if class != ClassRefine && pageClass != ClassNext && f.viewLink(host, pageKey, linkKey, class) {
+		return ClassRefine
+	}
 	if pageClass >= ClassRefine {
 		switch dir := dirOf(pageKey); {
 		case class == ClassNext:
@@ -1390,6 +1424,87 @@ func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string
 		}
 	}
 	return class
+}
+
+// viewLink reports whether a page is a view of an item written in the
+// path ("/wiki/a/history", "/wiki/a/compare/3/4": a word the host shows
+// below several directories, at a position where it shows few words,
+// then numbers only) and the link another view of the same item
+// ("/wiki/a/rev/3": a word, then numbers only; the first history's
+// revisions come before the host has shown "rev" anywhere else) or the
+// view's later page: what a page reached as a
+// refinement links is judged as one (LinkClass), and so is what the same
+// view links when another section linked it (a wiki's recent changes
+// link its histories and diffs from the home page). A filter written in
+// the path ("/c/red/") is not a view: its position shows many values; nor
+// is a list's page number written in the path ("/tag/a/page/2/"), nor
+// what a list's later page links.
+func (f *Families) viewLink(host, pageKey, linkKey string, class int) bool {
+	pp, _, _ := strings.Cut(KeyRequestURI(pageKey), "?")
+	lp, _, _ := strings.Cut(KeyRequestURI(linkKey), "?")
+	item, view := viewOf(pp)
+	if view == "" {
+		return false
+	}
+	var lview string
+	if lp != pp {
+		litem, v := viewOf(lp)
+		if litem != item || class == ClassNext && v == view && pathPager(pp, item, view) && pathPager(lp, item, view) {
+			// A list's pages written in the path
+			// ("/category/a/page/2/" → "/category/a/page/3/").
+			return false
+		}
+		lview = v
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	if h == nil || !h.viewWord(view) || strings.ContainsAny(lview, ".;") {
+		return false
+	}
+	prefix := "/"
+	for i, seg := range strings.Split(strings.Trim(item, "/"), "/") {
+		prefix += f.maskSeg(h, prefix, seg, i) + "/"
+	}
+	w := h.width[prefix]
+	return w == nil || !w.wide
+}
+
+// pathPager reports whether path is item, then view, then one number.
+func pathPager(path, item, view string) bool {
+	rest := strings.Trim(path[len(item)+len(view):], "/")
+	return numeric(rest)
+}
+
+// viewOf splits a path into an item and the word of a view of it
+// written after it, numbers aside: "/wiki/a/compare/3/4" → "/wiki/a/",
+// "compare". It returns "" for a path of fewer than three segments, or
+// one whose last segment but numbers has a digit ("/c/x/page-2/").
+func viewOf(path string) (item, view string) {
+	p := strings.TrimSuffix(path, "/")
+	for {
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 || !numeric(p[i+1:]) {
+			break
+		}
+		p = p[:i]
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 || strings.Count(p, "/") < 3 || hasDigit(p[i+1:]) {
+		return "", ""
+	}
+	return p[:i+1], p[i+1:]
+}
+
+// viewWord reports whether a path segment is a word the host shows below
+// facetAfter directories or more: a view or an action written in the
+// path ("history", "print"), not a file or an item's name.
+func (h *famHost) viewWord(seg string) bool {
+	if seg == "" || hasDigit(seg) || strings.ContainsAny(seg, ".;") || h.under == nil {
+		return false
+	}
+	u := h.under[hash(seg)]
+	return u != nil && u[facetAfter-1] != 0
 }
 
 // linkClass is LinkClass but for the page's own class.
@@ -1554,9 +1669,6 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	}
 	if p.stat = f.stat(h, p.Family); p.stat != nil {
 		p.stat.fetched[class]++
-		if class >= ClassRefine {
-			h.noteSecRef(p.stat.sec, 0)
-		}
 		p.stat.numbered = p.stat.numbered || Numbered(key)
 		if class == ClassNext && !(p.stat.search && p.stat.faceted) {
 			path, _, _ := strings.Cut(KeyRequestURI(key), "?")
@@ -1568,6 +1680,12 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 		}
 		if p.stat.sig == "" {
 			p.stat.sig = actionSig(p.Family)
+		}
+		if p.stat.sig == "" && !strings.Contains(p.Family, "?") {
+			p.stat.sig = viewSig(KeyRequestURI(key))
+		}
+		if class >= ClassRefine {
+			h.noteSecRef(p.stat, 0)
 		}
 		f.noteBarren(h, p.stat)
 	}
@@ -1606,7 +1724,7 @@ func (f *Families) yielded(p *Page, text bool) {
 	if p.stat != nil {
 		p.stat.yielded[p.class]++
 		if h != nil && p.class >= ClassRefine {
-			h.noteSecRef(p.stat.sec, 1)
+			h.noteSecRef(p.stat, 1)
 		}
 		if h != nil && h.fams[p.Family] == p.stat {
 			f.noteBarren(h, p.stat)
@@ -1713,10 +1831,23 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		return s.yielded[ClassNext] == 0 && s.fetched[ClassNext] >= f.cfg.NextFree
 	}
 	_, other := s.wasted()
-	if c := h.secRef[s.sec]; other >= 1 && s.yielding() == 0 && c != nil && c[1] == 0 && c[0] >= f.cfg.SectionFree {
+	if s.yielded[ClassOther] == 0 {
+		// A family none of whose pages reached from elsewhere
+		// yielded (a view linked before the host showed it as one)
+		// counts them against its refinements.
+		other += s.fetched[ClassOther]
+	}
+	if c := h.secRef[s.sec]; other >= 1 && s.yielding() == 0 && c != nil && c[1]*f.cfg.PerYield <= c[0] && c[0] >= f.cfg.SectionFree {
 		// A section none of whose refinements ever yielded: a
 		// family none of whose pages did stops at its first barren
 		// refinement.
+		return true
+	}
+	if c := h.sigRef[s.sig]; c != nil && other >= f.cfg.TrialFree && s.refineYields() == 0 && isActionSig(s.sig) &&
+		c[0]-c[1] >= f.cfg.MinFree+c[1]/f.cfg.PerYield {
+		// The same view in other sections spent a family's budget
+		// together: this section's, if it has not yielded, gets a
+		// trial of its own.
 		return true
 	}
 	return other >= free+extra

@@ -297,6 +297,58 @@ func TestDefaultsBounded(t *testing.T) {
 	}
 }
 
+// TestFamiliesViewLinks: a view of an item written in the path, reached
+// from another section, links the item's other views and its own later
+// pages as refinements; a list's pages written in the path, a filter
+// written in the path and a word the host has not shown as a view are
+// not views.
+func TestFamiliesViewLinks(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, p := range []string{"one", "two", "three"} {
+		f.Discovered(host, "http://h/wiki/ns/"+p)
+		f.Discovered(host, "http://h/wiki/ns/"+p+"/history")
+		f.Discovered(host, "http://h/wiki/ns/"+p+"/compare/1/2")
+		f.Discovered(host, "http://h/tag/"+p+"/page/2/")
+	}
+	for i := range 10 {
+		// A filter written in the path: many values below one
+		// directory.
+		f.Discovered(host, fmt.Sprintf("http://h/c/shoes/v%c/", 'a'+i))
+		f.Discovered(host, fmt.Sprintf("http://h/c/bags/v%c/", 'a'+i))
+		f.Discovered(host, fmt.Sprintf("http://h/c/hats/v%c/", 'a'+i))
+	}
+	for _, c := range []struct {
+		page, link string
+		pageClass  int
+		want       int
+	}{
+		// Another view of the same item, the view's later page, another
+		// diff: refinements, whatever linked the view.
+		{"http://h/wiki/ns/a/history", "http://h/wiki/ns/a/rev/12", ClassOther, ClassRefine},
+		{"http://h/wiki/ns/a/history", "http://h/wiki/ns/a/history?pg=2", ClassOther, ClassRefine},
+		{"http://h/wiki/ns/a/compare/3/4", "http://h/wiki/ns/a/compare/2/3", ClassOther, ClassRefine},
+		{"http://h/wiki/ns/a/compare/3/4", "http://h/wiki/ns/a/edit", ClassOther, ClassRefine},
+		// The item itself and another item are other pages.
+		{"http://h/wiki/ns/a/history", "http://h/wiki/ns/a", ClassOther, ClassOther},
+		{"http://h/wiki/ns/a/history", "http://h/wiki/ns/b/history", ClassOther, ClassOther},
+		// A word not shown below several items is not a view.
+		{"http://h/wiki/ns/a/talk", "http://h/wiki/ns/a/rev/12", ClassOther, ClassOther},
+		// A list's pages written in the path stay its later pages.
+		{"http://h/tag/x/page/2/", "http://h/tag/x/page/3/", ClassOther, ClassNext},
+		{"http://h/tag/x/", "http://h/tag/x/page/2/", ClassOther, ClassNext},
+		// What a list's later page links is not a view's.
+		{"http://h/wiki/ns/a/history?pg=2", "http://h/wiki/ns/a/rev/12", ClassNext, ClassOther},
+		// A filter written in the path is not a view: its siblings are
+		// other lists.
+		{"http://h/c/shoes/va", "http://h/c/shoes/vb", ClassOther, ClassOther},
+	} {
+		if got := f.LinkClass(host, c.page, c.pageClass, c.link); got != c.want {
+			t.Errorf("LinkClass(%s, class %d, %s) = %d, want %d", c.page, c.pageClass, c.link, got, c.want)
+		}
+	}
+}
+
 // TestFamiliesLinkClass: a path below the page's is a refinement only
 // when what it adds recurs below several directories of the host.
 func TestFamiliesLinkClass(t *testing.T) {
@@ -333,7 +385,7 @@ func TestFamiliesLinkClass(t *testing.T) {
 		{"http://h/list?sort=new", ClassRefine, "http://h/list?page=2&sort=new", ClassRefine},
 		{"http://h/list?sort=new", ClassOther, "http://h/list?page=2&sort=new", ClassNext},
 		{"http://h/wiki/ns/a/history", ClassRefine, "http://h/wiki/ns/a/rev/12", ClassRefine},
-		{"http://h/wiki/ns/a/history", ClassOther, "http://h/wiki/ns/a/rev/12", ClassOther},
+		{"http://h/2021/02/one-post/", ClassOther, "http://h/2021/02/one-post/x/", ClassOther},
 		{"http://h/doku.php?id=a&do=revisions", ClassRefine, "http://h/doku.php?id=b", ClassRefine},
 		{"http://h/start?do=revisions", ClassRefine, "http://h/other", ClassOther},
 	} {
@@ -1022,6 +1074,66 @@ func TestFamiliesBarrenSection(t *testing.T) {
 	}
 }
 
+// TestFamiliesViewsPooled: the same view in several sections (a wiki's
+// histories, one family per namespace) spends one budget: once the view
+// has been barren MinFree times, a new section's family gets a trial of
+// TrialFree; a view that yields does not spend it.
+func TestFamiliesViewsPooled(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	fetchPages(f, host, keys("http://h/alpha/p%d/history", 6), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/alpha/q9/history", ClassRefine, false); !spent {
+		t.Fatal("a barren family not spent after MinFree pages")
+	}
+	fetchPages(f, host, keys("http://h/beta/p%d/history", 1), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/beta/q9/history", ClassRefine, false); spent {
+		t.Error("another section's view refused before its trial")
+	}
+	fetchPages(f, host, []string{"http://h/beta/p1/history"}, ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/beta/q9/history", ClassRefine, false); !spent {
+		t.Error("another section's barren view not spent after its trial")
+	}
+	// Views whose pages yield keep their budget across sections.
+	g := NewFamilies(FamilyConfig{})
+	for _, sec := range []string{"alpha", "beta"} {
+		fetchPages(g, host, keys("http://h/"+sec+"/p%d/talk", 5), ClassRefine, true)
+		fetchPages(g, host, keys("http://h/"+sec+"/r%d/talk", 3), ClassRefine, false)
+	}
+	if _, spent := g.Spent(host, "http://h/beta/q9/talk", ClassRefine, false); spent {
+		t.Error("a yielding view refused for another section's pages")
+	}
+	// A view whose word is masked in its family ("/wiki/*/*/*/*") is
+	// pooled by its word and numbers.
+	if got := viewSig("/wiki/ns/a/compare/3/4"); got != "*/compare/*/*" {
+		t.Errorf("viewSig = %q", got)
+	}
+	if got := viewSig("/c/a/page-2/"); got != "" {
+		t.Errorf("viewSig of a list's page = %q", got)
+	}
+}
+
+// TestFamiliesOtherBarren: a family's pages reached from elsewhere that
+// all yielded nothing (views linked before the host showed them as
+// views) count against its refinements; a family some of whose pages
+// from elsewhere yielded (real lists) does not lose its refinements to
+// them.
+func TestFamiliesOtherBarren(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	fetchPages(f, host, keys("http://h/wiki/ns/p%d/edit", 3), ClassOther, false)
+	fetchPages(f, host, keys("http://h/wiki/ns/q%d/edit", 3), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/wiki/ns/r9/edit", ClassRefine, false); !spent {
+		t.Error("a barren view's pages from elsewhere not counted")
+	}
+	g := NewFamilies(FamilyConfig{})
+	fetchPages(g, host, keys("http://h/shop/c%d/", 6), ClassOther, false)
+	fetchPages(g, host, keys("http://h/shop/d%d/", 2), ClassOther, true)
+	fetchPages(g, host, keys("http://h/shop/e%d/", 3), ClassRefine, false)
+	if fam, spent := g.Spent(host, "http://h/shop/f9/", ClassRefine, false); spent {
+		t.Errorf("a family of lists some of which yielded refused for its barren ones (%s)", fam)
+	}
+}
+
 // TestFamiliesLaterPagesBounds: a host with endless lists, page-number
 // names, filters and sections keeps what the later-page judgements
 // follow within their bounds, and reaches them.
@@ -1044,6 +1156,15 @@ func TestFamiliesLaterPagesBounds(t *testing.T) {
 		f.LinkClass(host, page, ClassRefine, link)
 		f.LinkClass(host, fmt.Sprintf("http://h/%s/m", letters(i)), ClassOther, fmt.Sprintf("http://h/%s/m?p%s=%d", letters(i), letters(0), 2+i%5))
 		fetchPages(f, host, []string{fmt.Sprintf("http://h/%s/x?y=z", letters(i))}, ClassRefine, false)
+	}
+	// A view per i, in a section of its own (a host of its own: the
+	// families above fill MaxFamilies).
+	g := NewFamilies(FamilyConfig{})
+	for i := range maxSecRef + 100 {
+		fetchPages(g, host, []string{fmt.Sprintf("http://h/%s/d/e/%s", letters(i), letters(i))}, ClassRefine, false)
+	}
+	if n := len(g.mu.hosts.peek(host).sigRef); n != maxSecRef {
+		t.Errorf("%d views followed, want %d", n, maxSecRef)
 	}
 	h := f.mu.hosts.peek(host)
 	if len(h.listEnd) > maxListEnds || len(h.longList) > maxListEnds || len(h.later) > maxLaterShapes ||
