@@ -510,8 +510,12 @@ func tokenLike(v string) bool {
 }
 
 // Drop reports whether the parameter name (percent-decoded) has been
-// learned to be irrelevant on host (a urlnorm.HostKey).
+// learned to be irrelevant on host (a urlnorm.HostKey), or is a campaign
+// or click-tracking parameter (Campaign), irrelevant on every host.
 func (l *Learner) Drop(host, name string) bool {
+	if Campaign(name) {
+		return true
+	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	h := l.mu.hosts.peek(host)
@@ -520,6 +524,27 @@ func (l *Learner) Drop(host, name string) bool {
 	}
 	p := h.params[name]
 	return p != nil && p.irrelevant
+}
+
+// Campaign reports whether a query parameter's name (percent-decoded) is
+// one that analytics and advertising add to links to count where a visit
+// came from, and that no site's content depends on: Google Analytics'
+// campaign parameters (utm_source, utm_medium, utm_campaign, utm_term,
+// utm_content, utm_id and the other utm_ names) and the click ids of
+// Google Ads (gclid, dclid, gbraid, wbraid), Microsoft Advertising
+// (msclkid), Meta (fbclid), Yandex (yclid) and Mailchimp (mc_cid,
+// mc_eid). A crawler that fetches a page once per campaign that linked it
+// costs the site a request for nothing; these are dropped before the
+// first, where other tracking parameters are learned from what comes back.
+func Campaign(name string) bool {
+	if len(name) > 4 && name[:4] == "utm_" {
+		return true
+	}
+	switch name {
+	case "gclid", "dclid", "gbraid", "wbraid", "msclkid", "fbclid", "yclid", "mc_cid", "mc_eid":
+		return true
+	}
+	return false
 }
 
 // Fresh reports whether the parameter name (percent-decoded; ";name" for

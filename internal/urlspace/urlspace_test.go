@@ -479,3 +479,19 @@ func TestLearnerAbsence(t *testing.T) {
 		t.Error("Drop(x) from URLs that differ in another parameter")
 	}
 }
+
+// TestLearnerCampaign: campaign parameters and click ids are dropped on a
+// host nothing was learned of; other names are not.
+func TestLearnerCampaign(t *testing.T) {
+	l := NewLearner(LearnerConfig{})
+	for _, n := range []string{"utm_source", "utm_campaign", "utm_anything", "gclid", "fbclid", "msclkid", "mc_eid"} {
+		if !l.Drop("http://h", n) {
+			t.Errorf("%s kept", n)
+		}
+	}
+	for _, n := range []string{"utm", "utm_", "id", "source", "campaign", "clid"} {
+		if l.Drop("http://h", n) {
+			t.Errorf("%s dropped", n)
+		}
+	}
+}
