@@ -16,6 +16,7 @@ import (
 // pagePrint is what the crawl keeps of a fetched HTML page to tell whether
 // another page repeats it: prints of its visible text and of its links.
 type pagePrint struct {
+	sim    uint64 // simhash.Sum of the text
 	bag    uint64 // the multiset of words
 	masked uint64 // the same, with numbers, dates and month and day names masked
 	words  int
@@ -202,9 +203,17 @@ type bagEntry struct {
 }
 
 type orderEntry struct {
-	url        string
-	order, bag uint64
+	url             string
+	order, bag, sim uint64
 }
+
+// maxReorderedDistance is how far (simhash.Distance) the texts of two
+// pages with the same links in another order may be for one to be the
+// other sorted: a sorted list shows the same words, whose simhash moves
+// by its sort label's; two different pages of a site that keeps every
+// page under one path ("/index.php?title=…", whose links elsewhere are
+// its chrome) are about 32 apart.
+const maxReorderedDistance = 12
 
 func newDupIndex() *dupIndex {
 	return &dupIndex{
@@ -280,12 +289,12 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	if p.nOut >= 5 {
 		k := hk ^ simhash.Mix(hashString(p.path)^simhash.Mix(p.outPath))
 		if e, ok := d.orders[k]; ok && e.url != own {
-			if e.order != p.order {
+			if e.order != p.order && simhash.Distance(e.sim, p.sim) <= maxReorderedDistance {
 				_, template := pathTemplate(e.url, keyOf)
 				return urlspace.Dup{Kind: urlspace.DupReordered, Of: e.url, OfTemplate: template}, e.bag
 			}
 		} else if !ok && len(d.orders) < d.max {
-			d.orders[k] = orderEntry{url: own, order: p.order, bag: p.bag}
+			d.orders[k] = orderEntry{url: own, order: p.order, bag: p.bag, sim: p.sim}
 		}
 	}
 	chain := p.chain()
@@ -504,7 +513,7 @@ func hasParam(query, p string) bool {
 func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf func(*url.URL) string) *pagePrint {
 	own := keyOf(u)
 	p := &pagePrint{key: own, template: urlspace.KeyTemplate(own)}
-	p.bag, p.masked, p.words = tp.bag, tp.masked, tp.words
+	p.sim, p.bag, p.masked, p.words = tp.sim, tp.bag, tp.masked, tp.words
 	p.path = keyPath(own)
 	var order uint64 = fnvOffset
 	ownPath, _, _ := strings.Cut(p.template, "?")

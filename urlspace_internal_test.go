@@ -97,6 +97,15 @@ func TestDupIndex(t *testing.T) {
 	if k := classify("/list?sort=z", print("/list?sort=z", long+" list sorted by name", rev), 0); k != urlspace.DupReordered {
 		t.Errorf("reordered links: %q, want reordered", k)
 	}
+	// The same links elsewhere in another order, but other text: another
+	// page of a site whose pages share one path ("/index.php?title=…",
+	// whose links elsewhere are its chrome), not a sort order.
+	chrome := links("/", "/about", "/help", "/index", "/contact", "/terms")
+	other := strings.Repeat("quite different words about another subject entirely ", 12)
+	classify("/index.php?title=a", print("/index.php?title=a", long+" page a", chrome), 0)
+	if k := classify("/index.php?title=b", print("/index.php?title=b", other, links("/about", "/", "/help", "/index", "/contact", "/terms")), 0); k != "" {
+		t.Errorf("another page with its chrome in another order: %q, want none", k)
+	}
 	// Under a path that extends the original's: an endless path.
 	dir := print("/docs/", long+" docs", links("/"))
 	classify("/docs/", dir, 0)
