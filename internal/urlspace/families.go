@@ -1335,6 +1335,18 @@ func (f *Families) Discovered(host, key string) {
 			h.tops[segKey(dirHash(top[:len(top)-1]), top[len(top)-1])] = struct{}{}
 		}
 	}
+	if w := h.width[""]; w == nil || !w.wide {
+		if w == nil && len(h.width) < maxWidthPrefixes {
+			w = &widthSet{seen: make(map[uint64]struct{})}
+			h.width[""] = w
+		}
+		if w != nil {
+			w.seen[hash(segs[0])] = struct{}{}
+			if len(w.seen) >= wideRoot {
+				w.wide, w.seen = true, nil
+			}
+		}
+	}
 	prefix := "/"
 	for i, seg := range segs {
 		if i > 0 && seg != "" {
@@ -1478,8 +1490,8 @@ func pathPager(path, item, view string) bool {
 
 // viewOf splits a path into an item and the word of a view of it
 // written after it, numbers aside: "/wiki/a/compare/3/4" → "/wiki/a/",
-// "compare". It returns "" for a path of fewer than three segments, or
-// one whose last segment but numbers has a digit ("/c/x/page-2/").
+// "compare". It returns "" for a path of one segment, or one whose last
+// segment but numbers has a digit ("/c/x/page-2/").
 func viewOf(path string) (item, view string) {
 	p := strings.TrimSuffix(path, "/")
 	for {
@@ -1490,10 +1502,33 @@ func viewOf(path string) (item, view string) {
 		p = p[:i]
 	}
 	i := strings.LastIndexByte(p, '/')
-	if i <= 0 || strings.Count(p, "/") < 3 || hasDigit(p[i+1:]) {
+	if i <= 0 || hasDigit(p[i+1:]) {
 		return "", ""
 	}
 	return p[:i+1], p[i+1:]
+}
+
+// wideRoot is how many distinct first segments a host must show for its
+// root to hold items rather than sections ("/Some_page/history",
+// "/a-post-name/amp/"): their views are then one family whatever the
+// item (see Families.family).
+const wideRoot = 64
+
+// rootWide reports whether the host's first path segments are items.
+func (h *famHost) rootWide() bool {
+	w := h.width[""]
+	return w != nil && w.wide
+}
+
+// viewPath reports whether a path (a template's) ends in a view of an
+// item: a view word, then numbers only.
+func (h *famHost) viewPath(path string) bool {
+	p := strings.TrimSuffix(path, "/")
+	for strings.HasSuffix(p, "/*") {
+		p = p[:len(p)-2]
+	}
+	i := strings.LastIndexByte(p, '/')
+	return i > 0 && h.viewWord(p[i+1:])
 }
 
 // viewWord reports whether a path segment is a word the host shows below
@@ -1623,8 +1658,12 @@ func (f *Families) family(h *famHost, key string) string {
 	if last > 0 && segs[last] == "" {
 		last--
 	}
+	maskRoot := len(segs) >= 2 && h.rootWide() && h.viewPath(path)
 	for i, seg := range segs {
 		m := f.maskSeg(h, prefix, seg, i)
+		if i == 0 && maskRoot {
+			m = "*"
+		}
 		prefix += m + "/"
 		if i > 0 {
 			b.WriteByte('/')

@@ -349,6 +349,37 @@ func TestFamiliesViewLinks(t *testing.T) {
 	}
 }
 
+// TestFamiliesRootItems: on a host whose first path segments are items
+// (wiki pages or posts at the root), an item's views are one family
+// whatever the item; a host of a few sections keeps a family per section.
+func TestFamiliesRootItems(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for i := range wideRoot {
+		f.Discovered(host, fmt.Sprintf("http://h/Page_%c%c", 'a'+i%26, 'a'+i/26))
+		f.Discovered(host, fmt.Sprintf("http://h/Page_%c%c/history", 'a'+i%26, 'a'+i/26))
+		f.Discovered(host, fmt.Sprintf("http://h/Page_%c%c/diff/1/2", 'a'+i%26, 'a'+i/26))
+	}
+	if a, b := f.Family(host, "http://h/Some_page/history"), f.Family(host, "http://h/Other_page/history"); a != b || a != "/*/history" {
+		t.Errorf("views of root items: families %q and %q, want one", a, b)
+	}
+	if got := f.Family(host, "http://h/Some_page/diff/3/4"); got != f.Family(host, "http://h/Other_page/diff/5/6") || !strings.HasPrefix(got, "/*/") {
+		t.Errorf("a diff of a root item: family %q", got)
+	}
+	if got := f.Family(host, "http://h/Some_page"); got != "/Some_page" {
+		t.Errorf("a root item: family %q, want its own", got)
+	}
+	g := NewFamilies(FamilyConfig{})
+	for _, sec := range []string{"news", "sport", "money"} {
+		for i := range 3 {
+			g.Discovered(host, fmt.Sprintf("http://h/%s/p%c/history", sec, 'a'+i))
+		}
+	}
+	if a, b := g.Family(host, "http://h/news/x/history"), g.Family(host, "http://h/sport/x/history"); a == b {
+		t.Errorf("views in two sections of a few: one family %q", a)
+	}
+}
+
 // TestFamiliesLinkClass: a path below the page's is a refinement only
 // when what it adds recurs below several directories of the host.
 func TestFamiliesLinkClass(t *testing.T) {
