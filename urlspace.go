@@ -562,7 +562,18 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		// with a default value written out (page=1), the defaults'; and
 		// a pattern's budget counts discovery, not revisits of its
 		// pages.)
-		c.space.patterns.Fetched(res.URL, drop, dup)
+		pdup := dup
+		if pdup.Kind == "" && canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(res.URL) && urlspace.FirstPageOf(res.URL, canonical) {
+			// A first page named in the path ("/t/a/page/1/") that names
+			// the list itself as its canonical: a copy of it by the
+			// site's word, charged to its pattern as one (its links are
+			// followed: the list may not be known yet), so that the
+			// pattern's other URLs stand for their lists
+			// (variantTarget) rather than costing a request each.
+			_, template := pathTemplate(canonical.String(), keyOf)
+			pdup = urlspace.Dup{Kind: urlspace.DupCopy, Of: canonical.String(), OfTemplate: template}
+		}
+		c.space.patterns.Fetched(res.URL, drop, pdup)
 	}
 	if !refresh {
 		variant := canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(res.URL) && keyOf(canonical) != keyOf(res.URL)

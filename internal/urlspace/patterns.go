@@ -113,6 +113,11 @@ type patternStat struct {
 	// showed, or anyValue when it varied.
 	stripVals map[string]string
 	stripAdds bool // a page stood for had a parameter its variant lacked
+	// tailSegs is, for a pattern of first pages named (firstTemplate),
+	// how many path segments end its URLs that the page each repeated
+	// lacks ("page/1/": 2, "page-1": 1); -1 when they differed.
+	tailSegs  int8
+	tailSlash bool // the pages repeated end in "/"
 }
 
 // variantStrip returns the names of the query parameters of from that
@@ -153,10 +158,37 @@ func variantStrip(from, to *url.URL) []string {
 // not seen yet. It returns nil otherwise.
 func (p *Patterns) StripVariant(u *url.URL, drop func(string) bool) *url.URL {
 	host := urlnorm.HostKey(u)
-	tmpl := Template(u, drop)
+	tmpl := firstTemplate(Template(u, drop), u)
 	p.mu.Lock()
 	h := p.mu.hosts.peek(host)
 	var strip []string
+	if h != nil && strings.HasSuffix(tmpl, firstMark) {
+		// A first page named, whose pattern is spent on copies: the
+		// list or topic itself ("/t/a/page/1/" → "/t/a/").
+		s := h.templates[tmpl]
+		n, slash := 0, false
+		if s != nil && p.spentFor(s, u) {
+			n, slash = int(s.tailSegs), s.tailSlash
+		}
+		p.mu.Unlock()
+		path := strings.TrimSuffix(u.EscapedPath(), "/")
+		for ; n > 0; n-- {
+			path = path[:max(strings.LastIndexByte(path, '/'), 0)]
+		}
+		if n < 0 || path == strings.TrimSuffix(u.EscapedPath(), "/") {
+			return nil
+		}
+		if slash || path == "" {
+			path += "/"
+		}
+		v := *u
+		v.Path, v.RawPath = "", ""
+		if dec, err := url.PathUnescape(path); err == nil {
+			v.Path, v.RawPath = dec, path
+		}
+		v.Fragment, v.RawFragment = "", ""
+		return &v
+	}
 	if h != nil {
 		if s := h.templates[tmpl]; s != nil && p.variants(s) && p.spentFor(s, u) {
 			strip = s.strip
@@ -255,7 +287,7 @@ const anyValue = "\x00*"
 // Dup, a duplicate otherwise.
 func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 	host := urlnorm.HostKey(u)
-	tmpl := Template(u, drop)
+	tmpl := firstTemplate(Template(u, drop), u)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.mu.hosts.get(host)
@@ -266,18 +298,23 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 	if dup.Kind != "" {
 		of, _ = url.Parse(dup.Of)
 	}
-	if dup.OfTemplate != "" && variantOf(dup.OfTemplate, tmpl) {
+	if ofTmpl := dup.OfTemplate; ofTmpl != "" && (variantOf(ofTmpl, tmpl) || of != nil && FirstPageOf(of, u)) {
 		// The page fetched before is the variant: this page counts as
 		// its pattern's new content, and the earlier one, counted so
 		// then, as its pattern's duplicate.
+		if of != nil {
+			ofTmpl = firstTemplate(ofTmpl, of)
+		}
 		p.charge(h.templates, tmpl, u, Dup{}, nil, false)
-		if s := h.templates[dup.OfTemplate]; s != nil {
+		if s := h.templates[ofTmpl]; s != nil {
 			s.fetched--
-			p.charge(h.templates, dup.OfTemplate, u, Dup{Kind: dup.Kind, Of: dup.Of}, of, true)
+			p.charge(h.templates, ofTmpl, u, Dup{Kind: dup.Kind, Of: dup.Of}, of, true)
 		}
 		return
 	}
-	p.charge(h.templates, tmpl, u, dup, of, false)
+	if s := p.charge(h.templates, tmpl, u, dup, of, false); s != nil && of != nil && strings.HasSuffix(tmpl, firstMark) {
+		s.noteTail(u, of)
+	}
 	switch dup.Kind {
 	case "":
 		if h.rewrites != nil {
@@ -296,6 +333,74 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 			h.spentTail = append(h.spentTail, dup.Tail)
 		}
 	}
+}
+
+// noteTail records how many path segments u, a first page named, adds to
+// the page of repeats (patternStat.tailSegs).
+func (s *patternStat) noteTail(u, of *url.URL) {
+	up, op := u.EscapedPath(), of.EscapedPath()
+	n := int8(-1)
+	if tail := strings.Trim(up[min(len(op), len(up)):], "/"); strings.HasPrefix(up, op) && tail != "" && (strings.HasSuffix(op, "/") || up[len(op)] == '/') {
+		n = int8(min(strings.Count(tail, "/")+1, 8))
+	}
+	if s.tailSegs == 0 {
+		s.tailSegs, s.tailSlash = n, strings.HasSuffix(op, "/")
+	} else if s.tailSegs != n || s.tailSlash != strings.HasSuffix(op, "/") {
+		s.tailSegs = -1
+	}
+}
+
+// firstTemplate returns the pattern a URL is charged to: its template,
+// or for a URL whose last path segment names a first page ("page-1",
+// "/page/1/": numbers, each 0 or 1) the template marked so. A list's
+// first page named is a copy of the list; its later pages, of the same
+// template, are new: their budgets are apart.
+func firstTemplate(tmpl string, u *url.URL) string {
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	if !firstPageTail(path[strings.LastIndexByte(path, '/')+1:]) {
+		return tmpl
+	}
+	return tmpl + firstMark
+}
+
+// firstMark marks the pattern of first pages named (firstTemplate).
+const firstMark = " (first page)"
+
+// FirstPageOf reports whether of is u with its first page named in the
+// path ("/threads/a-12/page/1/" of "/threads/a-12/"): a variant of u, as a
+// URL with a parameter added is.
+func FirstPageOf(of, u *url.URL) bool {
+	op, up := of.EscapedPath(), u.EscapedPath()
+	if of.RawQuery != u.RawQuery || len(op) <= len(up) || !strings.HasPrefix(op, up) {
+		return false
+	}
+	tail := op[len(up):]
+	if !strings.HasSuffix(up, "/") && tail[0] != '/' {
+		return false
+	}
+	return firstPageTail(tail)
+}
+
+// firstPageTail reports whether the tail of an endless path names a first
+// page: it holds numbers, and each is 0 or 1 ("page-1", "p/1/").
+func firstPageTail(tail string) bool {
+	n := 0
+	for i := 0; i < len(tail); {
+		if tail[i] < '0' || tail[i] > '9' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(tail) && tail[j] >= '0' && tail[j] <= '9' {
+			j++
+		}
+		if d := tail[i:j]; d != "0" && d != "1" {
+			return false
+		}
+		n++
+		i = j
+	}
+	return n > 0
 }
 
 // charge charges a fetched page u to the pattern key; of is dup.Of
@@ -385,7 +490,7 @@ func (s *patternStat) reported(minDups int, tail bool) bool {
 // which; with count, the refusal is counted for the report.
 func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (pattern string, spent bool) {
 	host := urlnorm.HostKey(u)
-	tmpl := Template(u, drop)
+	tmpl := firstTemplate(Template(u, drop), u)
 	path := u.EscapedPath()
 	p.mu.Lock()
 	defer p.mu.Unlock()

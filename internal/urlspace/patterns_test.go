@@ -339,3 +339,48 @@ func TestStripVariant(t *testing.T) {
 		t.Errorf("a pattern not spent: %v", got)
 	}
 }
+
+// TestPatternsFirstPageNamed: a topic's first page named in the path
+// ("/topic/a-12/page-1", the topic again) is a default value, not an
+// endless path: it does not spend the pattern the topic's later pages
+// share ("/topic/*/*"), nor make a tail of its own.
+func TestPatternsFirstPageNamed(t *testing.T) {
+	p := NewPatterns(PatternConfig{})
+	for n := range 4 {
+		p.Fetched(mustParse(t, fmt.Sprintf("http://a.test/topic/t-%d/page-1", n)), nil, Dup{Kind: DupEndless, Of: "x", Tail: "page-1"})
+	}
+	p.Fetched(mustParse(t, "http://a.test/topic/t-0/page-2"), nil, Dup{})
+	if pat, spent := p.Spent(mustParse(t, "http://a.test/topic/t-9/page-3"), nil, false); spent {
+		t.Errorf("a topic's later page refused by %q", pat)
+	}
+	// Once its first pages named are spent on copies of their topics, a
+	// first page named stands for its topic (StripVariant), whatever the
+	// topic; the topics' later pages are another pattern.
+	q := NewPatterns(PatternConfig{})
+	for n := range 3 {
+		of := fmt.Sprintf("http://a.test/topic/t-%d/", n)
+		q.Fetched(mustParse(t, of+"page/1/"), nil, Dup{Kind: DupCopy, Of: of, OfTemplate: "/topic/*/"})
+	}
+	if _, spent := q.Spent(mustParse(t, "http://a.test/topic/t-9/page/1/"), nil, false); !spent {
+		t.Error("a first page named not refused after three copies")
+	}
+	if got := q.StripVariant(mustParse(t, "http://a.test/topic/t-9/page/1/"), nil); got == nil || got.String() != "http://a.test/topic/t-9/" {
+		t.Errorf("StripVariant of a first page named = %v, want its topic", got)
+	}
+	if pat, spent := q.Spent(mustParse(t, "http://a.test/topic/t-9/page/3/"), nil, false); spent {
+		t.Errorf("a topic's later page refused by %q", pat)
+	}
+	r := NewPatterns(PatternConfig{})
+	for n := range 3 {
+		of := fmt.Sprintf("http://a.test/t/x%d", n)
+		r.Fetched(mustParse(t, of+"/page-1"), nil, Dup{Kind: DupCopy, Of: of, OfTemplate: "/t/*"})
+	}
+	if got := r.StripVariant(mustParse(t, "http://a.test/t/y9/page-1"), nil); got == nil || got.String() != "http://a.test/t/y9" {
+		t.Errorf("StripVariant of a first page named in one segment = %v, want http://a.test/t/y9", got)
+	}
+	for tail, want := range map[string]bool{"page-1": true, "p/1/": true, "?start=0": true, "page-2": false, "more/": false, "2024/1": false} {
+		if got := firstPageTail(tail); got != want {
+			t.Errorf("firstPageTail(%q) = %v, want %v", tail, got, want)
+		}
+	}
+}
