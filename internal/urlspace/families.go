@@ -386,6 +386,11 @@ type famHost struct {
 	// directory made of such segments ("/c/red/large/" when "/c/large/"
 	// is known too) is a list narrowed once per segment.
 	tops map[uint64]struct{}
+	// kids counts, by directory (dirHash), the distinct last segments of
+	// tops seen below it, up to 2: a segment is a filter written in the
+	// path only beside another ("/c/red/" and "/c/blue/"); the one list
+	// below its directory ("/collections/all") is the list itself.
+	kids map[uint64]uint8
 	// nums holds, per query parameter with numbers for values, the
 	// smallest and largest seen: a parameter whose values are all years
 	// is a filter, not a page number.
@@ -1252,6 +1257,9 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 			dir = subDir(dir, segs[k])
 		}
 		n := 0
+		if h.kids[dir] < 2 {
+			continue
+		}
 		for _, seg := range segs[k+1:] {
 			// A file ("index.php", "post.html") is a page, not a filter;
 			// a number (a year, a month, an id) is a date or an item, and
@@ -1331,8 +1339,17 @@ func (f *Families) Discovered(host, key string) {
 		if h.tops == nil {
 			h.tops = make(map[uint64]struct{})
 		}
-		if len(h.tops) < maxTops {
-			h.tops[segKey(dirHash(top[:len(top)-1]), top[len(top)-1])] = struct{}{}
+		d := dirHash(top[:len(top)-1])
+		if k := segKey(d, top[len(top)-1]); len(h.tops) < maxTops {
+			if _, ok := h.tops[k]; !ok {
+				h.tops[k] = struct{}{}
+				if h.kids == nil {
+					h.kids = make(map[uint64]uint8)
+				}
+				if n := h.kids[d]; n < 2 && (n > 0 || len(h.kids) < maxTops) {
+					h.kids[d] = n + 1
+				}
+			}
 		}
 	}
 	if w := h.width[""]; w == nil || !w.wide {

@@ -1214,3 +1214,21 @@ func TestFamiliesLaterPagesBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestFamiliesPathFilterBeside: a segment is a filter written in the
+// path only beside another list below its directory; the one list below
+// its directory ("/collections/all") narrowed by one parameter is
+// narrowed once.
+func TestFamiliesPathFilterBeside(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	f.Discovered(host, "http://h/collections/all")
+	if f.Narrowed(host, "http://h/collections/all?color=blue") {
+		t.Error("the catalogue narrowed by a colour is narrowed twice")
+	}
+	f.Discovered(host, "http://h/c/red/")
+	f.Discovered(host, "http://h/c/blue/")
+	if !f.Narrowed(host, "http://h/c/red/?size=nine") {
+		t.Error("a colour in the path and a size: narrowed once")
+	}
+}
