@@ -593,8 +593,9 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 					alike++
 				}
 			}
-			if alike >= 1 || c.space.families.HollowShown(page) {
-				c.space.families.Hollow(page)
+			thin := c.space.families.ThinAlike(page, tp.sim)
+			if alike >= 1 || thin || c.space.families.HollowShown(page) {
+				c.space.families.Hollow(page, alike >= 1)
 			}
 		}
 		if dup.Kind == "" && !yielded {

@@ -2,6 +2,7 @@ package urlspace
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -732,19 +733,20 @@ type widthSet struct {
 }
 
 type famStat struct {
-	fetched   [4]int // pages fetched, by the class of the link they came by
-	yielded   [4]int // of those, pages that yielded
-	hollow    int    // pages reached from another section that were a near-copy of another page of the family
-	hollowY   int    // of those, pages that yielded all the same
-	refused   int    // URLs not fetched for the budget
-	refusedH  int    // of those, URLs linked rel="nofollow"
-	hinted    int    // pages whose canonical named another URL
-	examples  []string
-	sec       string // the family's section
-	barren    bool   // counted in famHost.barren
-	numbered  bool   // its URLs name pages by number (Numbered): a list's later pages
-	barrenNum bool   // counted barren as numbered (numSec)
-	sig       string // the names of its query parameters, when one has words for values ("o&page"), or its actionSig
+	fetched    [4]int // pages fetched, by the class of the link they came by
+	yielded    [4]int // of those, pages that yielded
+	hollow     int    // pages reached from another section that were a near-copy of another page of the family
+	hollowY    int    // of those, pages that yielded all the same
+	hollowNear int    // of those, pages shown near-copies by the crawl's own test (Hollow)
+	refused    int    // URLs not fetched for the budget
+	refusedH   int    // of those, URLs linked rel="nofollow"
+	hinted     int    // pages whose canonical named another URL
+	examples   []string
+	sec        string // the family's section
+	barren     bool   // counted in famHost.barren
+	numbered   bool   // its URLs name pages by number (Numbered): a list's later pages
+	barrenNum  bool   // counted barren as numbered (numSec)
+	sig        string // the names of its query parameters, when one has words for values ("o&page"), or its actionSig
 	// lists holds the distinct lists (listBase) whose later pages were
 	// found, up to manyLists: a family of many lists is a taxonomy
 	// (tags, authors, months), not one of the site's few main lists.
@@ -752,6 +754,10 @@ type famStat struct {
 	dated   bool // its "later pages" are a date's parts: archives of their own
 	search  bool // its path is the site's search
 	faceted bool // its path is a list with two or more kinds of filter
+	// thin holds the simhashes of the family's last pages without main
+	// text of their own (ThinAlike); thinN counts them all.
+	thin  [8]uint64
+	thinN int
 }
 
 // refineYields returns how many of the family's refinements yielded.
@@ -1799,7 +1805,13 @@ func (f *Families) yielded(p *Page, text bool) {
 // (add to cart, reply, quote), a page that only a title sets apart. A
 // family reached from elsewhere is refused once HollowFree of its pages
 // were hollow and yielded nothing.
-func (f *Families) Hollow(p *Page) {
+//
+// near says the page was shown a near-copy of another by the crawl's own
+// test (3 bits): only those show the family's kind (HollowShown); a page
+// alike only by ThinAlike's wider test counts, but shows nothing of the
+// kind — a forum's member profiles, a few of which fall that near by
+// chance, are real pages.
+func (f *Families) Hollow(p *Page, near bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if p.hollow || p.class != ClassOther || p.stat == nil {
@@ -1807,6 +1819,9 @@ func (f *Families) Hollow(p *Page) {
 	}
 	p.hollow = true
 	p.stat.hollow++
+	if near {
+		p.stat.hollowNear++
+	}
 	if p.yielded {
 		p.stat.hollowY++
 	}
@@ -1819,8 +1834,39 @@ func (f *Families) Hollow(p *Page) {
 func (f *Families) HollowShown(p *Page) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return p.stat != nil && p.stat.hollow >= hollowKnown
+	return p.stat != nil && p.stat.hollowNear >= hollowKnown
 }
+
+// ThinAlike reports whether a page without main text of its own, whose
+// URL names an item by number, is within thinRadius bits (simhash) of one
+// of the family's last such pages, and keeps its print among them. A form
+// around an item's name ("Log in to add <name> to your wishlist"), a few
+// words of its own in the host's chrome, moves a simhash by 4 to 19 bits
+// from its kin (a shop's wishlist: 9 or 10 for most pairs, a third of
+// them within 8): too far for the crawl's near-copies (3 bits), far
+// nearer than two pages of different text (some 32), and nearer than a
+// forum's member profiles (16 or 17 for most pairs, one in 200 within 8).
+func (f *Families) ThinAlike(p *Page, sim uint64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := p.stat
+	if s == nil {
+		return false
+	}
+	alike := false
+	for i := range min(s.thinN, len(s.thin)) {
+		if bits.OnesCount64(s.thin[i]^sim) <= thinRadius {
+			alike = true
+			break
+		}
+	}
+	s.thin[s.thinN%len(s.thin)] = sim
+	s.thinN++
+	return alike
+}
+
+// thinRadius: see ThinAlike.
+const thinRadius = 8
 
 // hollowKnown is how many hollow pages show a family's kind.
 const hollowKnown = 3

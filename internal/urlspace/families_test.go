@@ -681,7 +681,7 @@ func TestFamiliesHollowShown(t *testing.T) {
 		if f.HollowShown(p) {
 			t.Fatalf("shown after %d hollow pages", i)
 		}
-		f.Hollow(p)
+		f.Hollow(p, true)
 		last = p
 	}
 	if !f.HollowShown(last) {
@@ -1230,5 +1230,30 @@ func TestFamiliesPathFilterBeside(t *testing.T) {
 	f.Discovered(host, "http://h/c/blue/")
 	if !f.Narrowed(host, "http://h/c/red/?size=nine") {
 		t.Error("a colour in the path and a size: narrowed once")
+	}
+}
+
+// TestFamiliesThinAlike: a thin page is alike when one of its family's
+// last thin pages is within thinRadius bits, and not otherwise; the
+// family keeps only its last few prints.
+func TestFamiliesThinAlike(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	p := func(i int) *Page { return f.Fetched(host, fmt.Sprintf("http://h/wishlist/add/%d", i), ClassOther) }
+	base := uint64(0x0123456789abcdef)
+	if f.ThinAlike(p(1), base) {
+		t.Error("the first thin page alike")
+	}
+	if !f.ThinAlike(p(2), base^0xff) { // 8 bits away
+		t.Error("a page 8 bits from another not alike")
+	}
+	if f.ThinAlike(p(3), ^base) { // 64 bits away from both
+		t.Error("a page far from every other alike")
+	}
+	for i := range 8 {
+		f.ThinAlike(p(10+i), ^base^uint64(1)<<i)
+	}
+	if f.ThinAlike(p(30), base^1) {
+		t.Error("alike to a print the family no longer keeps")
 	}
 }
