@@ -2,15 +2,9 @@ package gentlecrawl_test
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 )
 
 // TestFirstPageNamed: a forum whose board links every topic with its
@@ -21,19 +15,12 @@ import (
 // their topics and are not requested.
 func TestFirstPageNamed(t *testing.T) {
 	const topics = 40
-	var mu sync.Mutex
-	count := map[string]int{}
-	topic := func(w http.ResponseWriter, n, page int, self string) {
+	topic := func(w http.ResponseWriter, n, page int) {
 		fmt.Fprintf(w, `<html><head><link rel="canonical" href="/t/%d/%s"></head><body><p>%s</p>`, n, map[bool]string{true: "", false: fmt.Sprintf("page/%d/", page)}[page == 1],
 			strings.Repeat(fmt.Sprintf("post%dx%d says something of its own ", page, n), 12))
 		fmt.Fprintf(w, `<a href="/u/%d">poster</a> <a href="/t/%d/page/2/">2</a> <a href="/t/%d/page/1/">1</a> <a href="/">board</a></body></html>`, 2*n+page, n, n)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		count[r.URL.Path]++
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/html")
+	count, _ := crawlSite(t, func(w http.ResponseWriter, r *http.Request) {
 		var n, page int
 		switch {
 		case r.URL.Path == "/":
@@ -43,28 +30,15 @@ func TestFirstPageNamed(t *testing.T) {
 			}
 			fmt.Fprint(w, "</body></html>")
 		case sscan(r.URL.Path, "/t/%d/page/%d/", &n, &page) && page >= 1 && page <= 2 && n < topics:
-			topic(w, n, page, r.URL.Path)
-		case sscan(r.URL.Path, "/t/%d/", &n) && n < topics && strings.Count(r.URL.Path, "/") == 3:
-			topic(w, n, 1, r.URL.Path)
+			topic(w, n, page)
+		case sscan(r.URL.Path, "/t/%d/", &n) && n < topics:
+			topic(w, n, 1)
 		case sscan(r.URL.Path, "/u/%d", &n):
 			fmt.Fprintf(w, "<html><body><p>%s</p></body></html>", strings.Repeat(fmt.Sprintf("member%d writes ", n), 20))
 		default:
 			http.NotFound(w, r)
 		}
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
-		JobDir: t.TempDir(), Seeds: []string{"http://site.test/"}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: crawltest.ConnectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
-	})
-	mu.Lock()
-	defer mu.Unlock()
 	named := 0
 	for i := range topics {
 		for _, p := range []string{fmt.Sprintf("/t/%d/", i), fmt.Sprintf("/t/%d/page/2/", i)} {
@@ -79,18 +53,4 @@ func TestFirstPageNamed(t *testing.T) {
 	if named > 6 {
 		t.Errorf("%d of %d first pages named requested, want at most 6", named, topics)
 	}
-}
-
-// sscan reports whether s matches format fully, filling args.
-func sscan(s, format string, args ...any) bool {
-	n, err := fmt.Sscanf(s, format, args...)
-	return err == nil && n == len(args) && fmt.Sprintf(format, deref(args)...) == s
-}
-
-func deref(args []any) []any {
-	out := make([]any, len(args))
-	for i, a := range args {
-		out[i] = *(a.(*int))
-	}
-	return out
 }

@@ -2,15 +2,9 @@ package gentlecrawl_test
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 )
 
 // TestThinForms: a shop whose every product links a wishlist form
@@ -30,14 +24,7 @@ func TestThinForms(t *testing.T) {
 <p>Free delivery on orders over fifty and free returns within thirty days of purchase, always.</p></aside>
 <main>%s</main><footer>Shop ltd, 1 High Street, all rights reserved. Terms, privacy and cookies.</footer></body></html>`, body)
 	}
-	var mu sync.Mutex
-	count := map[string]int{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		count[r.URL.Path]++
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/html")
+	count, _ := crawlSite(t, func(w http.ResponseWriter, r *http.Request) {
 		var n int
 		switch {
 		case r.URL.Path == "/":
@@ -60,19 +47,6 @@ func TestThinForms(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
-		JobDir: t.TempDir(), Seeds: []string{"http://site.test/"}, Delay: time.Millisecond, Workers: 2,
-		ConnectTo: crawltest.ConnectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
-	})
-	mu.Lock()
-	defer mu.Unlock()
 	forms := 0
 	for i := range products {
 		if p := fmt.Sprintf("/p/%d", i); count[p] != 1 {
