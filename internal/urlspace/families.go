@@ -360,6 +360,12 @@ type FamilyConfig struct {
 // fetched while the family keeps yielding: once MinFree of them yielded
 // nothing, one more is fetched for every PerYield pages of the family
 // that did.
+// A view written in the path ("/wiki/a/history", "/wiki/a/diff/3/4")
+// links its item's other views as refinements whatever linked it
+// (viewLink); one view's families in several sections share a budget
+// (sigRef), and on a host whose root holds items (wideRoot) an item's
+// views are one family. Thin numbered pages within thinRadius bits of
+// one of their family's last few are hollow too (ThinAlike).
 // Pages whose URLs carry two or more parameters with words for values —
 // a list narrowed twice, or narrowed and sorted — are judged together for
 // their section, however they were reached (DeepFree): a faceted list
@@ -794,14 +800,14 @@ func (f *Families) noteBarren(h *famHost, s *famStat) {
 // noteSecRef counts a refinement of a family fetched (i 0) or yielding
 // (i 1), for its section and its view (sigRef).
 func (h *famHost) noteSecRef(s *famStat, i int) {
-	count(&h.secRef, s.sec, i)
+	countRef(&h.secRef, s.sec, i)
 	if isActionSig(s.sig) {
-		count(&h.sigRef, s.sig, i)
+		countRef(&h.sigRef, s.sig, i)
 	}
 }
 
-// count adds one to (*m)[k][i], keeping at most maxSecRef keys.
-func count(m *map[string]*[2]int, k string, i int) {
+// countRef adds one to (*m)[k][i], keeping at most maxSecRef keys.
+func countRef(m *map[string]*[2]int, k string, i int) {
 	if *m == nil {
 		*m = make(map[string]*[2]int)
 	}
