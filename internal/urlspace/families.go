@@ -398,6 +398,9 @@ type famHost struct {
 	// path only beside another ("/c/red/" and "/c/blue/"); the one list
 	// below its directory ("/collections/all") is the list itself.
 	kids map[uint64]uint8
+	// paged holds the paths of the lists, unfiltered by the query, whose
+	// later pages were found (catalogueList).
+	paged map[uint64]struct{}
 	// nums holds, per query parameter with numbers for values, the
 	// smallest and largest seen: a parameter whose values are all years
 	// is a filter, not a page number.
@@ -943,6 +946,12 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 	if !refined {
 		f.noteList(h, linkKey, base, date)
 	}
+	if b, q, _ := strings.Cut(base, "?"); q == "" && !date && len(h.paged) < maxListEnds {
+		if h.paged == nil {
+			h.paged = make(map[uint64]struct{})
+		}
+		h.paged[hash(strings.TrimSuffix(b, "/"))] = struct{}{}
+	}
 	paging := true
 	for part := range strings.SplitSeq(lq, "&") {
 		name, v, _ := strings.Cut(part, "=")
@@ -1283,6 +1292,38 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 		best = max(best, n)
 	}
 	return best
+}
+
+// catalogueList reports whether a URL key is a later page of a list
+// narrowed once by a filter written in the path below a list that has
+// later pages of its own ("/shop/red/?page=2", "/shop/red/p/2/" when
+// "/shop/?page=2" was found): a catalogue's one-value lists, its
+// categories, are followed to their ends even on a host whose later
+// pages show nothing new. A taxonomy's tags ("/tags/a?page=2") sit below
+// no list of their own.
+func (f *Families) catalogueList(h *famHost, key string) bool {
+	if h.paged == nil {
+		return false
+	}
+	path, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	for part := range strings.SplitSeq(q, "&") {
+		if _, v, _ := strings.Cut(part, "="); part != "" && !numeric(v) {
+			return false
+		}
+	}
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	switch n := len(segs); {
+	case n > 2 && numeric(segs[n-1]) && !hasDigit(segs[n-2]):
+		segs = segs[:n-2] // "/shop/red/p/2/"
+	case n > 1 && (numeric(segs[n-1]) || pageSegment(segs[n-1])):
+		segs = segs[:n-1] // "/shop/red/2/", "/shop/red/page-2/"
+	}
+	if len(segs) < 2 {
+		return false
+	}
+	list := "/" + strings.Join(segs, "/")
+	_, paged := h.paged[hash(list[:strings.LastIndexByte(list, '/')])]
+	return paged && f.pathFilters(h, list) == 1
 }
 
 // pageSegment reports whether a path segment names a list's page: a
@@ -1749,7 +1790,10 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 		if p.stat.sig == "" {
 			p.stat.sig = actionSig(p.Family)
 		}
-		if p.stat.sig == "" && !strings.Contains(p.Family, "?") {
+		if p.stat.sig == "" {
+			// A view whose word its family masks, or a view's later
+			// pages ("/w/a/history?start=10": numbers only in the
+			// query), share the view's budget across sections.
 			p.stat.sig = viewSig(KeyRequestURI(key))
 		}
 		if class >= ClassRefine {
@@ -1985,7 +2029,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s != nil && !h.filtered(s, key, class) && f.spent(h, s, class, f.free(h, s)) {
+	if s != nil && !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key)) && f.spent(h, s, class, f.free(h, s)) {
 		if count {
 			s.refused++
 			if class == ClassHinted {

@@ -1124,6 +1124,11 @@ func TestFamiliesViewsPooled(t *testing.T) {
 	if _, spent := f.Spent(host, "http://h/beta/q9/history", ClassRefine, false); !spent {
 		t.Error("another section's barren view not spent after its trial")
 	}
+	// A view's later pages share the view's budget: after their trial.
+	fetchPages(f, host, keys("http://h/alpha/p%d/history?start=10", 2), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/alpha/p9/history?start=20", ClassRefine, false); !spent {
+		t.Error("a barren view's later pages not spent after their trial")
+	}
 	// Views whose pages yield keep their budget across sections.
 	g := NewFamilies(FamilyConfig{})
 	for _, sec := range []string{"alpha", "beta"} {
@@ -1197,6 +1202,9 @@ func TestFamiliesLaterPagesBounds(t *testing.T) {
 	if n := len(g.mu.hosts.peek(host).sigRef); n != maxSecRef {
 		t.Errorf("%d views followed, want %d", n, maxSecRef)
 	}
+	if n := len(f.mu.hosts.peek(host).paged); n != maxListEnds {
+		t.Errorf("%d paged lists kept, want %d", n, maxListEnds)
+	}
 	h := f.mu.hosts.peek(host)
 	if len(h.listEnd) > maxListEnds || len(h.longList) > maxListEnds || len(h.later) > maxLaterShapes ||
 		len(h.pageNames) > maxPageNames || len(h.wordLists) > maxPageNames || len(h.secRef) > maxSecRef {
@@ -1255,5 +1263,64 @@ func TestFamiliesThinAlike(t *testing.T) {
 	}
 	if f.ThinAlike(p(30), base^1) {
 		t.Error("alike to a print the family no longer keeps")
+	}
+}
+
+// TestFamiliesCatalogueList: a later page of a list narrowed once by a
+// filter in the path, below a list with later pages of its own, is a
+// catalogue's; a tag's later page, below no list, is not; nor is a list
+// narrowed in the query.
+func TestFamiliesCatalogueList(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, v := range []string{"red", "blue", "green"} {
+		f.Discovered(host, "http://h/shop/"+v+"/")
+		f.Discovered(host, "http://h/tags/"+v)
+	}
+	f.LinkClass(host, "http://h/shop/", ClassOther, "http://h/shop/?page=2")
+	f.LinkClass(host, "http://h/tags/red", ClassOther, "http://h/tags/red?page=2")
+	h := f.mu.hosts.peek(host)
+	for key, want := range map[string]bool{
+		"http://h/shop/red/?page=2":    true,
+		"http://h/shop/red/p/2/":       true,
+		"http://h/shop/red/page-3":     true,
+		"http://h/tags/blue?page=2":    false,
+		"http://h/shop/?page=3":        false,
+		"http://h/shop/red/?sort=az":   false,
+		"http://h/shop/?color=red&p=2": false,
+	} {
+		if got := f.catalogueList(h, key); got != want {
+			t.Errorf("catalogueList(%s) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+// TestFamiliesCatalogueLaterPages: on a host whose later pages show
+// nothing new, a taxonomy's later pages stop after NextFree, and a
+// catalogue's one-value lists' later pages go on.
+func TestFamiliesCatalogueLaterPages(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	f.LinkClass(host, "http://h/shop/", ClassOther, "http://h/shop/?page=2")
+	var shop, tags []string
+	for i := range 20 {
+		v := "v" + string(rune('a'+i))
+		f.Discovered(host, "http://h/shop/"+v+"/")
+		f.Discovered(host, "http://h/tags/"+v)
+	}
+	for i := range 20 {
+		v := "v" + string(rune('a'+i))
+		f.LinkClass(host, "http://h/shop/"+v+"/", ClassOther, "http://h/shop/"+v+"/?page=2")
+		f.LinkClass(host, "http://h/tags/"+v, ClassOther, "http://h/tags/"+v+"?page=2")
+		shop = append(shop, "http://h/shop/"+v+"/?page=2")
+		tags = append(tags, "http://h/tags/"+v+"?page=2")
+	}
+	fetchPages(f, host, shop[:8], ClassNext, false)
+	fetchPages(f, host, tags[:8], ClassNext, false)
+	if fam, spent := f.Spent(host, tags[9], ClassNext, false); !spent {
+		t.Errorf("a taxonomy's barren later pages not stopped (%s)", fam)
+	}
+	if fam, spent := f.Spent(host, shop[9], ClassNext, false); spent {
+		t.Errorf("a catalogue list's later page refused by %s", fam)
 	}
 }
