@@ -9,14 +9,27 @@ import (
 
 // TestFirstPageNamed: a forum whose board links every topic with its
 // first page named in the path (/t/N/page/1/), which names the topic
-// itself (/t/N/) as its canonical and is otherwise linked only from the
-// topic's later pages. Every topic and later page is fetched; once three
-// first pages named have shown themselves copies, the others stand for
-// their topics and are not requested.
+// itself (/t/N/) as its canonical, or links it: every topic and later
+// page is fetched, and once three first pages named have shown
+// themselves copies, the others stand for their topics and are not
+// requested (with the canonical, the topic is otherwise linked only from
+// its later pages).
 func TestFirstPageNamed(t *testing.T) {
+	for _, hint := range []string{"canonical", "link"} {
+		t.Run(hint, func(t *testing.T) { testFirstPageNamed(t, hint) })
+	}
+}
+
+func testFirstPageNamed(t *testing.T, hint string) {
 	const topics = 40
 	topic := func(w http.ResponseWriter, n, page int) {
-		fmt.Fprintf(w, `<html><head><link rel="canonical" href="/t/%d/%s"></head><body><p>%s</p>`, n, map[bool]string{true: "", false: fmt.Sprintf("page/%d/", page)}[page == 1],
+		head, up := "", ""
+		if hint == "canonical" {
+			head = fmt.Sprintf(`<link rel="canonical" href="/t/%d/%s">`, n, map[bool]string{true: "", false: fmt.Sprintf("page/%d/", page)}[page == 1])
+		} else {
+			up = fmt.Sprintf(`<a href="/t/%d/">topic %d</a>`, n, n)
+		}
+		fmt.Fprintf(w, `<html><head>%s</head><body>%s<p>%s</p>`, head, up,
 			strings.Repeat(fmt.Sprintf("post%dx%d says something of its own ", page, n), 12))
 		fmt.Fprintf(w, `<a href="/u/%d">poster</a> <a href="/t/%d/page/2/">2</a> <a href="/t/%d/page/1/">1</a> <a href="/">board</a></body></html>`, 2*n+page, n, n)
 	}

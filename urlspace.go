@@ -502,6 +502,20 @@ func defaultsFound(learned map[string]int) []string {
 	return out
 }
 
+// firstPageList returns the list a first page named (u, "/t/a/page/1/")
+// names as its canonical, or else links ("/t/a/"); nil for none.
+func firstPageList(u, canonical *url.URL, found []*url.URL) *url.URL {
+	if canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(u) && urlspace.FirstPageOf(u, canonical) {
+		return canonical
+	}
+	for _, l := range found {
+		if l != nil && l.Host == u.Host && l.Scheme == u.Scheme && urlspace.FirstPageOf(u, l) {
+			return l
+		}
+	}
+	return nil
+}
+
 // judgePage tells the URL-space learners what a fetched page was, and
 // returns the key they compare it by. For HTML it is a hash of the bag of
 // words of the page's visible text: the same items sorted another way are
@@ -563,15 +577,20 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		// a pattern's budget counts discovery, not revisits of its
 		// pages.)
 		pdup := dup
-		if pdup.Kind == "" && canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(res.URL) && urlspace.FirstPageOf(res.URL, canonical) {
+		if pdup.Kind == "" && urlspace.FirstPageNamed(res.URL) {
 			// A first page named in the path ("/t/a/page/1/") that names
-			// the list itself as its canonical: a copy of it by the
-			// site's word, charged to its pattern as one (its links are
-			// followed: the list may not be known yet), so that the
-			// pattern's other URLs stand for their lists
-			// (variantTarget) rather than costing a request each.
-			_, template := pathTemplate(canonical.String(), keyOf)
-			pdup = urlspace.Dup{Kind: urlspace.DupCopy, Of: canonical.String(), OfTemplate: template}
+			// the list itself as its canonical, or links it: a copy of
+			// it by the site's word, charged to its pattern as one (its
+			// links are followed: the list may not be known yet), so
+			// that the pattern's other URLs stand for their lists
+			// (variantTarget) rather than costing a request each. (A
+			// forum that links every topic by its first page named is
+			// crawled first page first: the topic comes after every
+			// other first page, too late to show the copies.)
+			if list := firstPageList(res.URL, canonical, found); list != nil {
+				_, template := pathTemplate(list.String(), keyOf)
+				pdup = urlspace.Dup{Kind: urlspace.DupCopy, Of: list.String(), OfTemplate: template}
+			}
 		}
 		c.space.patterns.Fetched(res.URL, drop, pdup)
 	}

@@ -209,7 +209,9 @@ func continues(page, link string) bool {
 			return false
 		}
 	}
-	if pp == lp {
+	if pp == lp || strings.TrimSuffix(pp, "/") == strings.TrimSuffix(lp, "/") {
+		// ("/c/a/" → "/c/a/page-2": a number segment added after a
+		// list that ends in "/", whose pages do not.)
 		return true
 	}
 	// One word added, followed by a number in the link's own path.
@@ -1282,10 +1284,7 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 			continue
 		}
 		for _, seg := range segs[k+1:] {
-			// A file ("index.php", "post.html") is a page, not a filter;
-			// a number (a year, a month, an id) is a date or an item, and
-			// a word and a number ("page-2", "p3") a list's later page.
-			if _, ok := h.tops[segKey(dir, seg)]; ok && !strings.Contains(seg, ".") && hasLetter(seg) && !pageSegment(seg) {
+			if _, ok := h.tops[segKey(dir, seg)]; ok && listSegment(seg) {
 				n++
 			}
 		}
@@ -1318,12 +1317,31 @@ func (f *Families) catalogueList(h *famHost, key string) bool {
 	case n > 1 && (numeric(segs[n-1]) || pageSegment(segs[n-1])):
 		segs = segs[:n-1] // "/shop/red/2/", "/shop/red/page-2/"
 	}
-	if len(segs) < 2 {
+	if len(segs) < 1 || segs[0] == "" {
 		return false
 	}
 	list := "/" + strings.Join(segs, "/")
+	filters := f.pathFilters(h, list)
+	if filters == 0 && !hasDigit(list) && h.kids[dirHash(segs)] >= 2 {
+		// The catalogue itself ("/shop/?page=5" with "/shop/red/" and
+		// "/shop/blue/" below it, itself no filter of another list),
+		// whose query filters and sort orders would make it "a list
+		// with two or more kinds of filter". A tag with intersections
+		// below it ("/tags/a/b") is a filter of "/tags/"; a month's
+		// archive with its posts below it ("/2023/07/a-post/") is a
+		// date's.
+		return true
+	}
 	_, paged := h.paged[hash(list[:strings.LastIndexByte(list, '/')])]
-	return paged && f.pathFilters(h, list) == 1
+	return paged && filters == 1
+}
+
+// listSegment reports whether a path segment may name a list below its
+// directory: a file ("index.php", "post.html") is a page, not a filter;
+// a number (a year, a month, an id) is a date or an item, and a word and
+// a number ("page-2", "p3") a list's later page.
+func listSegment(seg string) bool {
+	return !strings.Contains(seg, ".") && hasLetter(seg) && !pageSegment(seg)
 }
 
 // pageSegment reports whether a path segment names a list's page: a
@@ -1399,7 +1417,7 @@ func (f *Families) Discovered(host, key string) {
 				if h.kids == nil {
 					h.kids = make(map[uint64]uint8)
 				}
-				if n := h.kids[d]; n < 2 && (n > 0 || len(h.kids) < maxTops) {
+				if n := h.kids[d]; n < 2 && (n > 0 || len(h.kids) < maxTops) && listSegment(top[len(top)-1]) {
 					h.kids[d] = n + 1
 				}
 			}

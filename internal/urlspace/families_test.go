@@ -17,6 +17,7 @@ func TestLinkClass(t *testing.T) {
 		{"http://h/news?section=a", "http://h/news?page=2&section=a", ClassNext},
 		{"http://h/news?page=2&section=a", "http://h/news?page=3&section=a", ClassNext},
 		{"http://h/tag/x/", "http://h/tag/x/page/2/", ClassNext},
+		{"http://h/category/culture/", "http://h/category/culture/page-2", ClassNext},
 		{"http://h/viewtopic.php?t=5", "http://h/viewtopic.php?start=20&t=5", ClassNext},
 		{"http://h/news?section=a", "http://h/news?section=a&tag=x", ClassRefine},
 		{"http://h/news?section=a", "http://h/news?section=b", ClassRefine},
@@ -1268,14 +1269,17 @@ func TestFamiliesThinAlike(t *testing.T) {
 
 // TestFamiliesCatalogueList: a later page of a list narrowed once by a
 // filter in the path, below a list with later pages of its own, is a
-// catalogue's; a tag's later page, below no list, is not; nor is a list
-// narrowed in the query.
+// catalogue's, and so is one of that list itself; a tag's later page,
+// below no list, is not; nor is a list narrowed in the query, nor a list
+// with no list below it.
 func TestFamiliesCatalogueList(t *testing.T) {
 	const host = "http://h"
 	f := NewFamilies(FamilyConfig{})
 	for _, v := range []string{"red", "blue", "green"} {
 		f.Discovered(host, "http://h/shop/"+v+"/")
 		f.Discovered(host, "http://h/tags/"+v)
+		f.Discovered(host, "http://h/tags/red/"+v)         // intersections
+		f.Discovered(host, "http://h/2023/07/"+v+"-post/") // a month's posts
 	}
 	f.LinkClass(host, "http://h/shop/", ClassOther, "http://h/shop/?page=2")
 	f.LinkClass(host, "http://h/tags/red", ClassOther, "http://h/tags/red?page=2")
@@ -1285,7 +1289,10 @@ func TestFamiliesCatalogueList(t *testing.T) {
 		"http://h/shop/red/p/2/":       true,
 		"http://h/shop/red/page-3":     true,
 		"http://h/tags/blue?page=2":    false,
-		"http://h/shop/?page=3":        false,
+		"http://h/shop/?page=3":        true,
+		"http://h/search?page=2":       false,
+		"http://h/tags/red?page=2":     false,
+		"http://h/2023/07/page/2/":     false,
 		"http://h/shop/red/?sort=az":   false,
 		"http://h/shop/?color=red&p=2": false,
 	} {

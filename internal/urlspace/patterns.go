@@ -356,11 +356,17 @@ func (s *patternStat) noteTail(u, of *url.URL) {
 // first page named is a copy of the list; its later pages, of the same
 // template, are new: their budgets are apart.
 func firstTemplate(tmpl string, u *url.URL) string {
-	path := strings.TrimSuffix(u.EscapedPath(), "/")
-	if !firstPageTail(path[strings.LastIndexByte(path, '/')+1:]) {
+	if !FirstPageNamed(u) {
 		return tmpl
 	}
 	return tmpl + firstMark
+}
+
+// FirstPageNamed reports whether a URL's last path segment names a first
+// page (firstTemplate): "/t/a/page/1/", "/t/a/page-1".
+func FirstPageNamed(u *url.URL) bool {
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	return firstPageTail(path[strings.LastIndexByte(path, '/')+1:])
 }
 
 // firstMark marks the pattern of first pages named (firstTemplate).
