@@ -766,8 +766,9 @@ type famStat struct {
 	search  bool // its path is the site's search
 	faceted bool // its path is a list with two or more kinds of filter
 	// thin holds the simhashes of the family's last pages without main
-	// text of their own (ThinAlike); thinN counts them all.
-	thin  [8]uint64
+	// text of their own (ThinAlike), made for the first; thinN counts
+	// them all.
+	thin  *[8]uint64
 	thinN int
 }
 
@@ -1920,6 +1921,9 @@ func (f *Families) ThinAlike(p *Page, sim uint64) bool {
 	s := p.stat
 	if s == nil {
 		return false
+	}
+	if s.thin == nil {
+		s.thin = new([8]uint64)
 	}
 	alike := false
 	for i := range min(s.thinN, len(s.thin)) {
