@@ -166,6 +166,11 @@ func asciiHost(host string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w %q: %v", ErrHost, host, err)
 	}
+	if a == "" {
+		// Characters IDNA maps to nothing ("\u034f", a combining
+		// grapheme joiner), and nothing else: no host at all.
+		return "", fmt.Errorf("%w %q: empty once mapped", ErrHost, host)
+	}
 	return strings.ToLower(a), nil
 }
 

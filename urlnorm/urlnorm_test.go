@@ -70,6 +70,7 @@ func TestParseErrors(t *testing.T) {
 		{"http://example.com/%zz", ErrSyntax, ""},
 		{"http://xn--a.example/\u00e9", nil, ""}, // ASCII host: not IDNA-checked
 		{"http://a\u200d\u0301.example/", ErrHost, ""},
+		{"http://\u034f/", ErrHost, ""}, // a host IDNA maps to nothing
 		{"http://[::1/", ErrSyntax, ""},
 	}
 	for _, tt := range tests {
