@@ -1210,9 +1210,9 @@ func viewSig(uri string) string {
 	if view == "" {
 		return ""
 	}
-	n := strings.Count(strings.Trim(path[len(item)+len(view):], "/"), "/")
-	if path[len(item)+len(view):] != "" && path[len(item)+len(view):] != "/" {
-		n++
+	n := 0 // the numbers after the view's word
+	if rest := strings.Trim(path[len(item)+len(view):], "/"); rest != "" {
+		n = strings.Count(rest, "/") + 1
 	}
 	return "*/" + view + strings.Repeat("/*", n)
 }
@@ -1318,7 +1318,7 @@ func (f *Families) catalogueList(h *famHost, key string) bool {
 	case n > 1 && (numeric(segs[n-1]) || pageSegment(segs[n-1])):
 		segs = segs[:n-1] // "/shop/red/2/", "/shop/red/page-2/"
 	}
-	if len(segs) < 1 || segs[0] == "" {
+	if segs[0] == "" {
 		return false
 	}
 	list := "/" + strings.Join(segs, "/")
@@ -1910,11 +1910,11 @@ func (f *Families) HollowShown(p *Page) bool {
 // URL names an item by number, is within thinRadius bits (simhash) of one
 // of the family's last such pages, and keeps its print among them. A form
 // around an item's name ("Log in to add <name> to your wishlist"), a few
-// words of its own in the host's chrome, moves a simhash by 4 to 19 bits
-// from its kin (a shop's wishlist: 9 or 10 for most pairs, a third of
-// them within 8): too far for the crawl's near-copies (3 bits), far
-// nearer than two pages of different text (some 32), and nearer than a
-// forum's member profiles (16 or 17 for most pairs, one in 200 within 8).
+// words of its own in the host's chrome, moves a simhash too far from its
+// kin for the crawl's near-copies (3 bits), but stays far nearer than two
+// pages of different text (some 32 bits apart); short pages of their own,
+// such as a forum's member profiles, fall between (the distances measured
+// are in docs/benchmarks-history.md, §15c).
 func (f *Families) ThinAlike(p *Page, sim uint64) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -204,6 +204,9 @@ func TestFamiliesBounds(t *testing.T) {
 	if len(h.under) < maxUnder || len(h.tops) < maxTops || len(h.nums) < maxNums {
 		t.Errorf("the bounds were not reached: %d segments, %d paths, %d numeric parameters", len(h.under), len(h.tops), len(h.nums))
 	}
+	if len(h.kids) != maxTops {
+		t.Errorf("%d directories' lists counted, want %d", len(h.kids), maxTops)
+	}
 }
 
 func TestDefaults(t *testing.T) {

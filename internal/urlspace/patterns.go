@@ -158,7 +158,7 @@ func variantStrip(from, to *url.URL) []string {
 // not seen yet. It returns nil otherwise.
 func (p *Patterns) StripVariant(u *url.URL, drop func(string) bool) *url.URL {
 	host := urlnorm.HostKey(u)
-	tmpl := firstTemplate(Template(u, drop), u)
+	tmpl := chargedTemplate(u, drop)
 	p.mu.Lock()
 	h := p.mu.hosts.peek(host)
 	var strip []string
@@ -287,7 +287,7 @@ const anyValue = "\x00*"
 // Dup, a duplicate otherwise.
 func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 	host := urlnorm.HostKey(u)
-	tmpl := firstTemplate(Template(u, drop), u)
+	tmpl := chargedTemplate(u, drop)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.mu.hosts.get(host)
@@ -350,6 +350,12 @@ func (s *patternStat) noteTail(u, of *url.URL) {
 	}
 }
 
+// chargedTemplate returns the pattern a URL is charged to and judged by
+// (firstTemplate of its Template).
+func chargedTemplate(u *url.URL, drop func(string) bool) string {
+	return firstTemplate(Template(u, drop), u)
+}
+
 // firstTemplate returns the pattern a URL is charged to: its template,
 // or for a URL whose last path segment names a first page ("page-1",
 // "/page/1/": numbers, each 0 or 1) the template marked so. A list's
@@ -387,8 +393,8 @@ func FirstPageOf(of, u *url.URL) bool {
 	return firstPageTail(tail)
 }
 
-// firstPageTail reports whether the tail of an endless path names a first
-// page: it holds numbers, and each is 0 or 1 ("page-1", "p/1/").
+// firstPageTail reports whether a path's tail, or its last segment, names
+// a first page: it holds numbers, and each is 0 or 1 ("page-1", "p/1/").
 func firstPageTail(tail string) bool {
 	n := 0
 	for i := 0; i < len(tail); {
@@ -496,7 +502,7 @@ func (s *patternStat) reported(minDups int, tail bool) bool {
 // which; with count, the refusal is counted for the report.
 func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (pattern string, spent bool) {
 	host := urlnorm.HostKey(u)
-	tmpl := firstTemplate(Template(u, drop), u)
+	tmpl := chargedTemplate(u, drop)
 	path := u.EscapedPath()
 	p.mu.Lock()
 	defer p.mu.Unlock()
