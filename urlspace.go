@@ -89,13 +89,16 @@ func (s *space) noteNofollow(origin string, n int) {
 const maxNearEntries = 1 << 16
 
 func newSpace() *space {
+	families := urlspace.NewFamilies(urlspace.FamilyConfig{})
 	return &space{
+		// A variant is undone into a list's later page only for the
+		// parameters the host numbers its lists' pages with.
+		patterns:  urlspace.NewPatterns(urlspace.PatternConfig{Paging: families.PageParam}),
 		learner:   urlspace.NewLearner(urlspace.LearnerConfig{}),
 		checker:   urlspace.NewChecker(urlspace.Limits{Today: time.Now()}),
 		explosion: urlspace.NewExplosion(urlspace.ExplosionConfig{}),
-		patterns:  urlspace.NewPatterns(urlspace.PatternConfig{}),
 		repeats:   newDupIndex(),
-		families:  urlspace.NewFamilies(urlspace.FamilyConfig{}),
+		families:  families,
 		defaults:  urlspace.NewDefaults(urlspace.DefaultsConfig{}),
 		shingles:  newShingles(),
 

@@ -193,8 +193,12 @@ func numeric(v string) bool {
 // A number added that is 0 or 1 is not a next page: a flag (print=1), or
 // a first page named (start=0), which is the page itself; nor is the
 // number the page's path holds ("/shoe-p77.html?product_id=77"): the
-// item's own, written again.
+// item's own, written again. A page is not its own later page: a form
+// that posts to the page, or a link to itself, shows no list.
 func continues(page, link string) bool {
+	if page == link {
+		return false
+	}
 	pp, pq := wordsOnly(page)
 	lp, lq := wordsOnly(link)
 	if pq != lq {
@@ -366,7 +370,8 @@ type FamilyConfig struct {
 // links its item's other views as refinements whatever linked it
 // (viewLink); one view's families in several sections share a budget
 // (sigRef), and on a host whose root holds items (wideRoot) an item's
-// views are one family. Thin numbered pages within thinRadius bits of
+// views, in the path or the query ("/Ns:Page?mode=history"), are one
+// family. Thin numbered pages within thinRadius bits of
 // one of their family's last few are hollow too (ThinAlike).
 // Pages whose URLs carry two or more parameters with words for values —
 // a list narrowed twice, or narrowed and sorted — are judged together for
@@ -929,6 +934,19 @@ type pageNum struct{ min, gcd int64 }
 
 func (p *pageNum) paging() bool { return p.min <= 2 || p.gcd == p.min }
 
+// PageParam reports whether a query parameter numbers the pages of a
+// host's lists, as links to later pages have shown (noteLater).
+func (f *Families) PageParam(host, name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	if h == nil || h.pageNames == nil {
+		return false
+	}
+	r := h.pageNames[name]
+	return r != nil && r.paging()
+}
+
 // maxPageNames bounds the parameters followed per host as page numbers.
 const maxPageNames = 64
 
@@ -1400,11 +1418,14 @@ func (f *Families) Discovered(host, key string) {
 	h := f.mu.hosts.get(host)
 	h.noteNums(key)
 	h.noteValues(key)
-	if len(segs) < 2 {
-		return
-	}
 	if h.width == nil {
 		h.width = make(map[string]*widthSet)
+	}
+	if len(segs) < 2 {
+		if segs[0] != "" {
+			h.noteRoot(rootItems, segs[0])
+		}
+		return
 	}
 	f.noteUnder(h, segs)
 	if top := strings.Split(strings.Trim(path, "/"), "/"); len(top) >= 2 {
@@ -1424,18 +1445,7 @@ func (f *Families) Discovered(host, key string) {
 			}
 		}
 	}
-	if w := h.width[""]; w == nil || !w.wide {
-		if w == nil && len(h.width) < maxWidthPrefixes {
-			w = &widthSet{seen: make(map[uint64]struct{})}
-			h.width[""] = w
-		}
-		if w != nil {
-			w.seen[hash(segs[0])] = struct{}{}
-			if len(w.seen) >= wideRoot {
-				w.wide, w.seen = true, nil
-			}
-		}
-	}
+	h.noteRoot(rootDirs, segs[0])
 	prefix := "/"
 	for i, seg := range segs {
 		if i > 0 && seg != "" {
@@ -1603,9 +1613,40 @@ func viewOf(path string) (item, view string) {
 // item (see Families.family).
 const wideRoot = 64
 
-// rootWide reports whether the host's first path segments are items.
-func (h *famHost) rootWide() bool {
-	w := h.width[""]
+// The root's width is followed apart for the first segments of deeper
+// paths (rootDirs: "/Ns:Page/history", whose views are one family once
+// it is wide) and for paths of one segment (rootItems: "/Ns:Page", whose
+// query's views are): a shop whose products sit at the root
+// ("/blue-shirt") has no more directories for that.
+const (
+	rootDirs  = ""
+	rootItems = "?"
+)
+
+// noteRoot counts a path's first segment among the root's (which: rootDirs
+// or rootItems), until that root is wide.
+func (h *famHost) noteRoot(which, seg string) {
+	w := h.width[which]
+	if w != nil && w.wide {
+		return
+	}
+	if w == nil {
+		if len(h.width) >= maxWidthPrefixes {
+			return
+		}
+		w = &widthSet{seen: make(map[uint64]struct{})}
+		h.width[which] = w
+	}
+	w.seen[hash(seg)] = struct{}{}
+	if len(w.seen) >= wideRoot {
+		w.wide, w.seen = true, nil
+	}
+}
+
+// rootWide reports whether the host's first path segments are items
+// (which: rootDirs or rootItems).
+func (h *famHost) rootWide(which string) bool {
+	w := h.width[which]
 	return w != nil && w.wide
 }
 
@@ -1747,7 +1788,12 @@ func (f *Families) family(h *famHost, key string) string {
 	if last > 0 && segs[last] == "" {
 		last--
 	}
-	maskRoot := len(segs) >= 2 && h.rootWide() && h.viewPath(path)
+	// On a host whose root holds items, the views of every item are one
+	// family: written in the path ("/Ns:Page/history") or in the query
+	// of an item that is no file ("/Ns:Page?mode=history", but not
+	// "/index.php?title=…").
+	maskRoot := len(segs) >= 2 && h.rootWide(rootDirs) && h.viewPath(path) ||
+		len(segs) == 1 && query != "" && segs[0] != "" && !strings.Contains(segs[0], ".") && h.rootWide(rootItems)
 	for i, seg := range segs {
 		m := f.maskSeg(h, prefix, seg, i)
 		if i == 0 && maskRoot {

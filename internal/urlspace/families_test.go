@@ -28,6 +28,9 @@ func TestLinkClass(t *testing.T) {
 		{"http://h/viewforum.php?f=2", "http://h/viewforum.php?f=2&start=0", ClassRefine},
 		{"http://h/shoe-p77.html", "http://h/shoe-p77.html?product_id=77", ClassRefine},
 		{"http://h/shoe-p77.html", "http://h/shoe-p77.html?page=2", ClassNext},
+		// A page's link to itself is not its next page.
+		{"http://h/item/77/a?buy=77", "http://h/item/77/a?buy=77", ClassRefine},
+		{"http://h/news?page=2", "http://h/news?page=2", ClassRefine},
 		{"http://h/doku.php?id=a", "http://h/doku.php?do=revisions&id=a", ClassRefine},
 		{"http://h/tag/x+y", "http://h/tag/x+y+z", ClassRefine},
 		{"http://h/tag/x", "http://h/tag/y+x", ClassRefine},
@@ -373,6 +376,32 @@ func TestFamiliesRootItems(t *testing.T) {
 	if got := f.Family(host, "http://h/Some_page"); got != "/Some_page" {
 		t.Errorf("a root item: family %q, want its own", got)
 	}
+	// Views in the query of items that are the root's only segment
+	// ("/Ns:Page?mode=history") are one family once the root shows
+	// enough items, whatever linked them; a script at the root is no
+	// item ("/index.php?title=…").
+	q := NewFamilies(FamilyConfig{})
+	for i := range wideRoot {
+		item := fmt.Sprintf("http://h/Ns:Page_%c%c", 'a'+i%26, 'a'+i/26)
+		if a, b := q.Family(host, item+"?mode=history"), q.Family(host, "http://h/Ns:Other?mode=history"); a == b {
+			t.Fatalf("after %d root items, one family %q for the views of two", i, a)
+		}
+		q.Discovered(host, item)
+	}
+	if a, b := q.Family(host, "http://h/Ns:Some?mode=history"), q.Family(host, "http://h/Ns:Other?mode=history"); a != b || a != "/*?mode" {
+		t.Errorf("views in the query of root items: families %q and %q, want one", a, b)
+	}
+	if got := q.Family(host, "http://h/index.php?title=A"); got != "/index.php?title" {
+		t.Errorf("a script at the root: family %q", got)
+	}
+	// Items at the root ("/blue-shirt") do not make the root's
+	// directories items: a shop's filters below its catalogue keep it.
+	for _, p := range []string{"a", "b", "c", "d"} {
+		q.Discovered(host, "http://h/all/"+p+"/slim/")
+	}
+	if got := q.Family(host, "http://h/all/e/slim/"); strings.HasPrefix(got, "/*") {
+		t.Errorf("a filter below a catalogue on a host of root items: family %q", got)
+	}
 	g := NewFamilies(FamilyConfig{})
 	for _, sec := range []string{"news", "sport", "money"} {
 		for i := range 3 {
@@ -381,6 +410,45 @@ func TestFamiliesRootItems(t *testing.T) {
 	}
 	if a, b := g.Family(host, "http://h/news/x/history"), g.Family(host, "http://h/sport/x/history"); a == b {
 		t.Errorf("views in two sections of a few: one family %q", a)
+	}
+}
+
+// TestFamiliesSelfLink: a page that links itself (an action's form that
+// posts to its own URL) shows no later page: a product's "?buy=ID" pages
+// on a host whose lists' later pages lead somewhere are a family of
+// refinements, refused once barren, not later pages followed to their
+// ends; nor is "buy" a page number.
+func TestFamiliesSelfLink(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	// The host's lists' later pages lead somewhere.
+	for n := 2; n <= coveredAfter+1; n++ {
+		list := fmt.Sprintf("http://h/shop/?from=%d", 30*(n-1))
+		f.LinkClass(host, "http://h/shop/", ClassOther, list)
+		fetchPages(f, host, []string{list}, ClassNext, true)
+	}
+	var refused int
+	for i := range 3 * coveredAfter {
+		item := fmt.Sprintf("http://h/item/%d/thing-%c", 100+i, 'a'+i%26)
+		buy := fmt.Sprintf("%s?buy=%d", item, 100+i)
+		if got := f.LinkClass(host, item, ClassOther, buy); got != ClassRefine {
+			t.Fatalf("LinkClass(%s, %s) = %d, want a refinement", item, buy, got)
+		}
+		if _, spent := f.Spent(host, buy, ClassRefine, true); spent {
+			refused++
+			continue
+		}
+		f.LinkClass(host, buy, ClassRefine, buy)
+		fetchPages(f, host, []string{buy}, ClassRefine, false)
+	}
+	if refused == 0 {
+		t.Error("barren actions on items that link themselves were never refused")
+	}
+	if f.PageParam(host, "buy") {
+		t.Error("an action's item number taken for a page number")
+	}
+	if !f.PageParam(host, "from") {
+		t.Error("an offset of later pages not taken for a page number")
 	}
 }
 

@@ -71,6 +71,12 @@ type PatternConfig struct {
 	// MaxHosts is how many hosts are remembered; the least recently used
 	// is forgotten first. The default is 10,000.
 	MaxHosts int
+	// Paging reports whether a query parameter numbers the pages of a
+	// host's lists (Families.PageParam). A URL of a rewrite is undone
+	// (StripVariant) only into the form of a page the rewrite was seen
+	// to repeat, and for such parameters its later pages ("?o=az&page=2"
+	// → "?page=2"); nil knows none.
+	Paging func(host, name string) bool
 }
 
 // Patterns gives each URL pattern of a host a budget in proportion to the
@@ -195,7 +201,7 @@ func (p *Patterns) StripVariant(u *url.URL, drop func(string) bool) *url.URL {
 		}
 	}
 	if len(strip) == 0 && h != nil && h.rewrites != nil {
-		if _, _, to := h.rewritten(u, p.cfg.MinDuplicates); to != nil {
+		if to := h.undone(u, p.cfg.MinDuplicates, p.paging(host)); to != nil {
 			p.mu.Unlock()
 			return to
 		}
@@ -237,6 +243,15 @@ func NewPatterns(cfg PatternConfig) *Patterns {
 	p := &Patterns{cfg: cfg}
 	p.mu.hosts = newLRU[patternHost](cfg.MaxHosts)
 	return p
+}
+
+// paging returns Paging for host, or a function that knows no page
+// numbers.
+func (p *Patterns) paging(host string) func(string) bool {
+	if p.cfg.Paging == nil {
+		return func(string) bool { return false }
+	}
+	return func(name string) bool { return p.cfg.Paging(host, name) }
 }
 
 func (p *Patterns) spent(s *patternStat) bool {

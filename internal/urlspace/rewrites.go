@@ -41,6 +41,29 @@ type rewriteStat struct {
 	bad     int // pages of the rewrite with content of their own
 	refused int
 	example string
+	// bases holds the parameter names (queryNames) of the pages the
+	// rewrite was seen to repeat, up to maxBases: a URL is only
+	// undone into a form of URL the host was seen to serve (a wiki's
+	// "?mode=diff&version=3" repeats "?version=3", but
+	// "?mode=diff&version=3&to=5" is no rewrite of "?version=3&to=5",
+	// which the wiki does not serve).
+	bases []string
+}
+
+// maxBases bounds rewriteStat.bases.
+const maxBases = 4
+
+// queryNames returns the names of a URL's query parameters, sorted and
+// joined by "&".
+func queryNames(u *url.URL) string {
+	var names []string
+	for part := range strings.SplitSeq(u.RawQuery, "&") {
+		if name, _, _ := strings.Cut(part, "="); name != "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, "&")
 }
 
 // maxRewrites bounds the rewrites followed per host; maxRewritePart the
@@ -224,6 +247,7 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 		}
 		return
 	}
+	base := of
 	r, ok := rewriteOf(of, u, kind == DupWider || kind == DupNarrower)
 	if !ok && (kind == DupCopy || kind == DupReordered) {
 		// A page size a list shown wider taught (?show=48) gives a copy
@@ -234,6 +258,7 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 	}
 	if !ok && kind != DupRedirect && kind != DupWider && kind != DupNarrower {
 		r, ok = rewriteOf(u, of, false)
+		base = u
 	}
 	if !ok || r.kind != 'q' && (kind == DupCopy || kind == DupReordered || kind == DupResorted) {
 		// A path rewrite is learned from views and redirects only: two
@@ -255,6 +280,9 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 	}
 	s.views++
 	s.kinds[kind]++
+	if names := queryNames(base); len(s.bases) < maxBases && !slices.Contains(s.bases, names) {
+		s.bases = append(s.bases, names)
+	}
 }
 
 // spent reports whether a rewrite has shown itself a host's way of
@@ -262,6 +290,37 @@ func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
 // at least four times as many as had content of their own.
 func (s *rewriteStat) spent(minDups int) bool {
 	return s.views >= minDups && s.views >= 4*s.bad
+}
+
+// undone returns the URL that u, of a spent rewrite of host h, rewrites,
+// when it has the parameters of a page the rewrite was seen to repeat
+// (rewriteStat.bases), but for page numbers (paging); nil otherwise.
+func (h *patternHost) undone(u *url.URL, minDups int, paging func(string) bool) *url.URL {
+	for r, s := range h.rewrites {
+		if !s.spent(minDups) {
+			continue
+		}
+		if to := r.undo(u); to != nil && s.served(to, paging) {
+			return to
+		}
+	}
+	return nil
+}
+
+// served reports whether to has the parameters of one of a rewrite's
+// bases, and perhaps page numbers (paging) besides.
+func (s *rewriteStat) served(to *url.URL, paging func(string) bool) bool {
+	names := queryNames(to)
+	if slices.Contains(s.bases, names) {
+		return true
+	}
+	var rest []string
+	for name := range strings.SplitSeq(names, "&") {
+		if name != "" && !paging(name) {
+			rest = append(rest, name)
+		}
+	}
+	return slices.Contains(s.bases, strings.Join(rest, "&"))
 }
 
 // rewritten returns the spent rewrite u is of host h, and the URL it

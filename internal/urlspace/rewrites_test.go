@@ -68,7 +68,8 @@ func TestRewriteOf(t *testing.T) {
 // not; a redirect counts one way only.
 func TestRewrites(t *testing.T) {
 	const host = "http://n.example"
-	p := NewPatterns(PatternConfig{})
+	paging := func(_, name string) bool { return name == "page" }
+	p := NewPatterns(PatternConfig{Paging: paging})
 	for _, slug := range []string{"one", "two"} {
 		p.Fetched(mustParse(t, host+"/amp/a/"+slug), nil, Dup{Kind: DupView, Of: host + "/a/" + slug})
 	}
@@ -108,7 +109,7 @@ func TestRewrites(t *testing.T) {
 	// A page size: copies of short lists under ?show=48 teach nothing
 	// alone (a page number's copy looks the same); once one list shown
 	// wider has taught it, they count as its views.
-	w := NewPatterns(PatternConfig{})
+	w := NewPatterns(PatternConfig{Paging: paging})
 	for _, sec := range []string{"a", "b", "c"} {
 		w.Fetched(mustParse(t, host+"/"+sec+"/?show=48"), nil, Dup{Kind: DupCopy, Of: host + "/" + sec + "/"})
 	}
@@ -131,6 +132,40 @@ func TestRewrites(t *testing.T) {
 	}
 	if _, spent := w.Spent(mustParse(t, host+"/z/?show=96"), nil, false); spent {
 		t.Error("another page size, never seen, was refused")
+	}
+
+	// A rewrite is undone only into the form of a page it repeated, but
+	// for page numbers: a wiki's diff with the previous revision
+	// ("?mode=diff&version=3") repeats the revision ("?version=3"); a
+	// diff of two ("&to=5") is refused with them, but stands for no
+	// "?version=3&to=5", which the wiki does not serve. Without page
+	// numbers known, a sorted list's later page stands for nothing.
+	d := NewPatterns(PatternConfig{Paging: paging})
+	for _, page := range []string{"a", "b", "c"} {
+		d.Fetched(mustParse(t, host+"/w/"+page+"?mode=diff&version=3"), nil, Dup{Kind: DupNarrower, Of: host + "/w/" + page + "?version=3"})
+	}
+	if to := d.StripVariant(mustParse(t, host+"/w/d?mode=diff&version=4"), nil); to == nil || to.String() != host+"/w/d?version=4" {
+		t.Errorf("StripVariant of a diff = %v, want %s/w/d?version=4", to, host)
+	}
+	two := mustParse(t, host+"/w/d?mode=diff&version=4&to=5")
+	if _, spent := d.Spent(two, nil, false); !spent {
+		t.Error("a diff of two revisions was not refused with the rewrite")
+	}
+	if to := d.StripVariant(two, nil); to != nil {
+		t.Errorf("StripVariant of a diff of two = %v, want none", to)
+	}
+	if to := p.StripVariant(mustParse(t, host+"/d/?o=az&page=2&x=1"), nil); to != nil {
+		t.Errorf("StripVariant with a parameter no page of the rewrite had = %v, want none", to)
+	}
+	np := NewPatterns(PatternConfig{})
+	for _, sec := range []string{"a", "b", "c"} {
+		np.Fetched(mustParse(t, host+"/"+sec+"/?o=az"), nil, Dup{Kind: DupReordered, Of: host + "/" + sec + "/"})
+	}
+	if to := np.StripVariant(mustParse(t, host+"/d/?o=az&page=2"), nil); to != nil {
+		t.Errorf("StripVariant without page numbers known = %v, want none", to)
+	}
+	if to := np.StripVariant(mustParse(t, host+"/d/?o=az"), nil); to == nil || to.String() != host+"/d/" {
+		t.Errorf("StripVariant of a sorted first page = %v, want %s/d/", to, host)
 	}
 
 	// Pages of the rewrite with content of their own keep it open.
