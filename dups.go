@@ -191,6 +191,29 @@ type listEntry struct {
 	bits   linkBits
 }
 
+// otherList reports whether a page (p) whose text is near that of the
+// list at key (of the host hashed hk) has too many or too few links
+// elsewhere to be the same document served again: a list of one maker's
+// products ("/c/maker/") whose cards' words are the catalogue's
+// ("/c/"), shown in the same chrome. A relative link that serves the page
+// it came from serves as many links, shifted.
+func (d *dupIndex) otherList(hk uint64, key string, p *pagePrint) bool {
+	if p.nOut < 5 {
+		return false
+	}
+	d.mu.Lock()
+	e, ok := d.lists.Get(hk ^ hashString(key))
+	d.mu.Unlock()
+	return ok && absDiff(e.nOut, p.nOut) > max(2, p.nOut/8)
+}
+
+func absDiff(a, b int) int {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
 // maxListEntries bounds dupIndex.lists: some 10 MB full (about 300 bytes
 // an entry with its URL and the map's slack).
 const maxListEntries = 1 << 15
@@ -261,7 +284,7 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 		if err != nil || n == own {
 			continue
 		}
-		if tail, ok := extends(u.EscapedPath(), nu.EscapedPath()); ok {
+		if tail, ok := extends(u.EscapedPath(), nu.EscapedPath()); ok && !d.otherList(hk, keyOf(nu), p) {
 			return urlspace.Dup{Kind: urlspace.DupEndless, Of: n, Tail: tail}, p.bag
 		}
 	}

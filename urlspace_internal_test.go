@@ -118,6 +118,21 @@ func TestDupIndex(t *testing.T) {
 	if dup.Kind != urlspace.DupEndless || dup.Tail != "/reviews/" {
 		t.Errorf("near and extending: %+v, want endless-path with tail /reviews/", dup)
 	}
+	// Nearly the text of a list whose path it extends, but a list of
+	// other length: one maker's products below the catalogue, whose cards'
+	// words are the catalogue's, is no endless path; a relative link
+	// serving the catalogue again serves as many links.
+	catalogue := links("/p/1", "/p/2", "/p/3", "/p/4", "/p/5", "/p/6", "/p/7", "/p/8", "/p/9", "/p/10", "/p/11", "/p/12", "/about")
+	classify("/c/", print("/c/", long+" catalogue", catalogue), 0)
+	dup, _ = d.classify(origin, u("/c/maker/"), print("/c/maker/", long+" catalogue maker", links("/p/21", "/p/22", "/p/23", "/p/24", "/p/25", "/about")), 0, []string{origin + "/c/"}, key)
+	if dup.Kind == urlspace.DupEndless {
+		t.Errorf("a shorter list of other items near the catalogue's text: %+v, want no endless path", dup)
+	}
+	shifted := links("/c/x/p/1", "/c/x/p/2", "/c/x/p/3", "/c/x/p/4", "/c/x/p/5", "/c/x/p/6", "/c/x/p/7", "/c/x/p/8", "/c/x/p/9", "/c/x/p/10", "/c/x/p/11", "/c/x/p/12", "/about")
+	dup, _ = d.classify(origin, u("/c/x/"), print("/c/x/", long+" catalogue", shifted), 0, []string{origin + "/c/"}, key)
+	if dup.Kind != urlspace.DupEndless {
+		t.Errorf("the catalogue served again with its relative links shifted: %+v, want endless-path", dup)
+	}
 	// Nothing extends the root.
 	classify("/", print("/", long+" home", links("/a")), 0)
 	if k := classify("/a/", print("/a/", long+" home", links("/b")), 0); k == urlspace.DupEndless {
