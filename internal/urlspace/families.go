@@ -441,6 +441,12 @@ type famHost struct {
 	// facets counts, by path, the parameter names seen with words for
 	// values: a list narrowed by two or more kinds of filter is faceted.
 	facets map[uint64]uint8
+	// listSec is the section of the host's first list seen to go to a
+	// third page (or offset), listSecs how many sections such lists
+	// were seen in, up to 2: a host whose paged lists are all in one
+	// section has one catalogue (catalogue).
+	listSec  string
+	listSecs uint8
 	// barren counts, by section, the families whose refinements were
 	// MinFree pages or more and all yielded nothing (famStat.barren).
 	barren map[string]int
@@ -973,6 +979,9 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 		}
 		h.paged[hash(strings.TrimSuffix(b, "/"))] = struct{}{}
 	}
+	if b, q, _ := strings.Cut(base, "?"); q == "" && !date && lp != pp && pathPage(lp) >= 3 {
+		h.noteListSec(b)
+	}
 	paging := true
 	for part := range strings.SplitSeq(lq, "&") {
 		name, v, _ := strings.Cut(part, "=")
@@ -998,42 +1007,23 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 		}
 		r.min, r.gcd = min(r.min, n), gcd(r.gcd, n)
 		paging = paging && r.paging()
+		if b, q, _ := strings.Cut(base, "?"); q == "" && !date && paging && (r.min <= 2 && n >= 3 || r.min > 2 && n >= 2*r.min) {
+			h.noteListSec(b)
+		}
 		if !paging || r.min > 2 {
 			// Lengths are compared by page numbers only: an
 			// offset or a size writes the same values on every
 			// list.
 			continue
 		}
-		// How far each list goes, and whether a list narrowed by a
-		// word goes as far as the list without it: a sort, not a
-		// filter.
-		b := hash(base + "#" + name)
-		_, known := h.listEnd[b]
-		h.noteListEnd(b, n)
-		if !refined {
-			continue
-		}
-		parent, words := unfiltered(pp, pq, name)
-		end := h.listEnd[hash(parent+"#"+name)]
-		long := end >= 3 && n >= end && !h.longList[b]
-		if long && len(h.longList) < maxListEnds {
-			h.longList[b] = true
-		}
-		for _, w := range words {
-			c := h.wordLists[w]
-			if c == nil {
-				if len(h.wordLists) >= maxPageNames {
-					continue
-				}
-				c = new([2]int)
-				h.wordLists[w] = c
-			}
-			if !known {
-				c[0]++
-			}
-			if long {
-				c[1]++
-			}
+		h.noteEnd(base, name, n, refined, pp, pq)
+	}
+	if lp != pp {
+		// A page number written in the path ("/shop/page/3/"): the
+		// list's, and its parent's, are the path without it.
+		if n := pathPage(lp); n > 0 {
+			parent, _ := unpaged(pp)
+			h.noteEnd(base, "/", n, refined, parent, pq)
 		}
 	}
 	if !refined || !paging || lp != pp && lq != pq {
@@ -1084,6 +1074,42 @@ func (h *famHost) noteListEnd(base uint64, n int64) {
 	}
 	if end, ok := h.listEnd[base]; ok || len(h.listEnd) < maxListEnds {
 		h.listEnd[base] = max(end, n)
+	}
+}
+
+// noteEnd records that a list (base, listBase) goes to page n at least,
+// numbered by name ("/" for a number in the path), and, for a list
+// narrowed by words (refined: linked from a page reached as a
+// refinement) whose parent list's page is at parentPath, whether it goes
+// as far as its parent: a sort, not a filter (sorts).
+func (h *famHost) noteEnd(base, name string, n int64, refined bool, parentPath, pq string) {
+	b := hash(base + "#" + name)
+	_, known := h.listEnd[b]
+	h.noteListEnd(b, n)
+	if !refined {
+		return
+	}
+	parent, words := unfiltered(parentPath, pq, name)
+	end := h.listEnd[hash(parent+"#"+name)]
+	long := end >= 3 && n >= end && !h.longList[b]
+	if long && len(h.longList) < maxListEnds {
+		h.longList[b] = true
+	}
+	for _, w := range words {
+		c := h.wordLists[w]
+		if c == nil {
+			if len(h.wordLists) >= maxPageNames {
+				continue
+			}
+			c = new([2]int)
+			h.wordLists[w] = c
+		}
+		if !known {
+			c[0]++
+		}
+		if long {
+			c[1]++
+		}
 	}
 }
 
@@ -1329,17 +1355,10 @@ func (f *Families) catalogueList(h *famHost, key string) bool {
 			return false
 		}
 	}
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	switch n := len(segs); {
-	case n > 2 && numeric(segs[n-1]) && !hasDigit(segs[n-2]):
-		segs = segs[:n-2] // "/shop/red/p/2/"
-	case n > 1 && (numeric(segs[n-1]) || pageSegment(segs[n-1])):
-		segs = segs[:n-1] // "/shop/red/2/", "/shop/red/page-2/"
-	}
+	list, segs := unpaged(path)
 	if segs[0] == "" {
 		return false
 	}
-	list := "/" + strings.Join(segs, "/")
 	filters := f.pathFilters(h, list)
 	if filters == 0 && !hasDigit(list) && h.kids[dirHash(segs)] >= 2 {
 		// The catalogue itself ("/shop/?page=5" with "/shop/red/" and
@@ -1353,6 +1372,120 @@ func (f *Families) catalogueList(h *famHost, key string) bool {
 	}
 	_, paged := h.paged[hash(list[:strings.LastIndexByte(list, '/')])]
 	return paged && filters == 1
+}
+
+// noteListSec counts the section of a list (its path) seen to go to a
+// third page (famHost.listSec).
+func (h *famHost) noteListSec(path string) {
+	switch sec := section(path); {
+	case h.listSecs == 0:
+		h.listSec, h.listSecs = sec, 1
+	case h.listSecs == 1 && sec != h.listSec:
+		h.listSec, h.listSecs = "", 2
+	}
+}
+
+// pathPage returns the page number a path's last segment holds ("/c/a/3/",
+// "/c/a/page-3/", "/c/a/page/3"), or 0.
+func pathPage(path string) int64 {
+	path = strings.TrimSuffix(path, "/")
+	seg := path[strings.LastIndexByte(path, '/')+1:]
+	if !numeric(seg) {
+		if !pageSegment(seg) {
+			return 0
+		}
+		seg = strings.TrimLeft(seg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+	}
+	n, err := strconv.ParseInt(seg, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// unpaged returns a list's path without the page number written in it
+// ("/shop/page/2/" and "/shop/page-2" are "/shop"), and the path's
+// segments so cut.
+func unpaged(path string) (string, []string) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	switch n := len(segs); {
+	case n > 2 && numeric(segs[n-1]) && !hasDigit(segs[n-2]):
+		segs = segs[:n-2] // "/shop/red/p/2/"
+	case n > 1 && (numeric(segs[n-1]) || pageSegment(segs[n-1])):
+		segs = segs[:n-1] // "/shop/red/2/", "/shop/red/page-2/"
+	}
+	return "/" + strings.Join(segs, "/"), segs
+}
+
+// catalogue reports whether a URL key is a page of the host's catalogue:
+// its list of everything, or a list of it narrowed by one filter, first
+// page or later, at a path whose lists are narrowed by two or more kinds
+// of filter in the query (a shop's "/shop/?color=red", "/shop/page/2/"),
+// on a host all of whose lists that go to a third page are in that
+// path's section. There the catalogue and its one-value lists are how
+// the items are listed, and they are followed to their ends even where
+// the items were all found another way first (related products), as
+// catalogueList follows filters written in the path. A host with lists
+// in other sections too (a news site's sections, tags and authors beside
+// a filter list "/articles/?category=…") has other ways to its items;
+// a sort order, a view, or two filters at once are no catalogue's list.
+func (f *Families) catalogue(h *famHost, key string) bool {
+	if h.listSecs != 1 || h.facets == nil {
+		return false
+	}
+	path, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	if section(path) != h.listSec {
+		return false
+	}
+	list, _ := unpaged(path)
+	if h.facets[hash(path)] < 2 && h.facets[hash(list)] < 2 && h.facets[hash(list+"/")] < 2 {
+		return false
+	}
+	words := 0
+	for part := range strings.SplitSeq(q, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		switch {
+		case part == "":
+		case numeric(v):
+			// A page number; a number of another name is a filter
+			// too (a size).
+			if r := h.pageNames[name]; r == nil || !r.paging() {
+				return false
+			}
+		case !wordValue(v) || joined(v) != nil || h.sorts(name):
+			return false
+		default:
+			words++
+		}
+	}
+	if words > 1 {
+		return false
+	}
+	if words == 0 || h.longList == nil {
+		return true
+	}
+	// A list narrowed by a word that goes as far as the catalogue
+	// (noteEnd) is sorted, or barely narrowed: no one-value list of it.
+	base := path
+	if pathPage(path) > 0 {
+		base = list
+	}
+	var kept []string
+	for part := range strings.SplitSeq(q, "&") {
+		if name, v, _ := strings.Cut(part, "="); part != "" && !(numeric(v) && h.pageNames[name] != nil) {
+			kept = append(kept, part)
+		}
+	}
+	base += "?" + strings.Join(kept, "&") + "#"
+	if h.longList[hash(base+"/")] {
+		return false
+	}
+	for name := range h.pageNames {
+		if h.longList[hash(base+name)] {
+			return false
+		}
+	}
+	return true
 }
 
 // listSegment reports whether a path segment may name a list below its
@@ -2097,7 +2230,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s != nil && !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key)) && f.spent(h, s, class, f.free(h, s)) {
+	if s != nil && !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key)) && !f.catalogue(h, key) && f.spent(h, s, class, f.free(h, s)) {
 		if count {
 			s.refused++
 			if class == ClassHinted {

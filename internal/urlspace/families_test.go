@@ -1078,12 +1078,96 @@ func TestFamiliesFilteredLists(t *testing.T) {
 		t.Error("a sort order's family not spent after MinFree barren pages")
 	}
 
-	// The same lists on a host whose later pages show nothing new.
+	// The same lists on a host whose later pages show nothing new, and
+	// whose lists in another section go to a third page too (a journal
+	// beside the shop): its items are listed elsewhere as well.
 	g := shopHost(t, 0)
+	g.LinkClass(host, "http://h/journal", ClassOther, "http://h/journal?p=3")
 	fetchPages(g, host, []string{"http://h/shop?motif=camo", "http://h/shop?motif=plain", "http://h/shop?motif=checked",
 		"http://h/shop?motif=dots", "http://h/shop?motif=stripes", "http://h/shop?motif=paisley"}, ClassRefine, false)
 	if _, spent := g.Spent(host, "http://h/shop?motif=tartan", ClassRefine, false); !spent {
 		t.Error("a barren single filter not spent on a covered host")
+	}
+}
+
+// TestFamiliesPathPagedSorts: a list whose page numbers are written in
+// the path ("/shop/page/3/") shows its sorts as one numbered in the
+// query does: sorted lists that go as far as the list unsorted.
+func TestFamiliesPathPagedSorts(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, k := range []string{"http://h/shop/?color=red", "http://h/shop/?o=rank"} {
+		f.Discovered(host, k)
+	}
+	f.LinkClass(host, "http://h/shop/", ClassOther, "http://h/shop/page/2/")
+	f.LinkClass(host, "http://h/shop/page/2/", ClassNext, "http://h/shop/page/12/")
+	f.LinkClass(host, "http://h/shop/?color=red", ClassRefine, "http://h/shop/page/3/?color=red")
+	f.LinkClass(host, "http://h/shop/?o=rank", ClassRefine, "http://h/shop/page/12/?o=rank")
+	h := f.mu.hosts.peek(host)
+	// One list as long as the catalogue: not yet a sort, but no
+	// one-value list of the catalogue either.
+	if f.catalogue(h, "http://h/shop/page/2/?o=rank") {
+		t.Error("a list as long as the catalogue, paged in the path, taken for a one-value list")
+	}
+	if !f.catalogue(h, "http://h/shop/page/2/?color=red") || !f.catalogue(h, "http://h/shop/page/5/") {
+		t.Error("a shorter one-value list, or the catalogue, paged in the path, not taken for the catalogue's")
+	}
+	f.LinkClass(host, "http://h/shop/?o=new", ClassRefine, "http://h/shop/page/12/?o=new")
+	if !h.sorts("o") {
+		t.Error("two lists as long as the catalogue's, paged in the path, not taken for a sort")
+	}
+	if h.sorts("color") {
+		t.Error("a shorter list taken for a sort")
+	}
+}
+
+// TestFamiliesCatalogue: on a host whose only lists that go to a third
+// page are one faceted catalogue's (a shop whose products were all found
+// through related products first, so that its lists show nothing new),
+// the catalogue and its one-value lists are followed to their ends, first
+// and later pages, however they were reached; a sort, or two filters at
+// once, are not.
+func TestFamiliesCatalogue(t *testing.T) {
+	const host = "http://h"
+	f := shopHost(t, 0)
+	f.Discovered(host, "http://h/shop?color=red")
+	var barren []string
+	for _, v := range []string{"camo", "plain", "checked", "dots", "stripes", "paisley"} {
+		barren = append(barren, "http://h/shop?motif="+v, "http://h/shop?motif="+v+"&p=2")
+	}
+	fetchPages(f, host, barren, ClassRefine, false)
+	for _, k := range []string{"http://h/shop?motif=tartan", "http://h/shop?motif=tartan&p=2", "http://h/shop?p=11"} {
+		for _, class := range []int{ClassNext, ClassRefine} {
+			if fam, spent := f.Spent(host, k, class, false); spent {
+				t.Errorf("a page of the sole catalogue %s (class %d) refused as %s", k, class, fam)
+			}
+		}
+	}
+	fetchPages(f, host, []string{"http://h/shop?o=az", "http://h/shop?o=za", "http://h/shop?o=new", "http://h/shop?o=old",
+		"http://h/shop?o=top", "http://h/shop?o=low"}, ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/shop?o=high", ClassRefine, false); !spent {
+		t.Error("a sort order of the sole catalogue kept its budget")
+	}
+	if f.catalogue(f.mu.hosts.peek(host), "http://h/shop?color=red&motif=camo") {
+		t.Error("a list narrowed twice taken for the catalogue's")
+	}
+	if !f.catalogue(f.mu.hosts.peek(host), "http://h/shop?color=red") {
+		t.Error("a one-value list not taken for the catalogue's")
+	}
+	// A list narrowed by a word whose pager goes as far as the
+	// catalogue's is sorted: no one-value list, later pages or not;
+	// nor is a list narrowed by a number that numbers no pages (a size).
+	f.LinkClass(host, "http://h/shop?o=rank", ClassRefine, "http://h/shop?o=rank&p=10")
+	for _, k := range []string{"http://h/shop?o=rank", "http://h/shop?o=rank&p=2", "http://h/shop?size=42"} {
+		if f.catalogue(f.mu.hosts.peek(host), k) {
+			t.Errorf("%s taken for the catalogue's", k)
+		}
+	}
+	// A list in another section that goes to a third page: the host's
+	// items are listed there too, and the catalogue is one list of many.
+	f.LinkClass(host, "http://h/journal/", ClassOther, "http://h/journal/page/3/")
+	if _, spent := f.Spent(host, "http://h/shop?motif=tartan&p=2", ClassRefine, false); !spent {
+		t.Error("a barren one-value list's later page kept its budget on a host with lists in two sections")
 	}
 }
 
