@@ -1311,7 +1311,9 @@ func (f *Families) narrowed(h *famHost, key string) bool {
 // pathFilters counts the segments of a URL key's path that are, below
 // a directory of the path, lists of their own seen on the host: for
 // "/shop/all/red/large/", "red" and "large" when "/shop/all/red/" and
-// "/shop/all/large/" were seen. It takes the directory that counts most.
+// "/shop/all/large/" were seen; for "/shop/all/36/red/", "36" too when
+// lists were seen below "/shop/all/36/". It takes the directory that
+// counts most.
 func (f *Families) pathFilters(h *famHost, key string) int {
 	if h.tops == nil {
 		return 0
@@ -1329,7 +1331,10 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 			continue
 		}
 		for _, seg := range segs[k+1:] {
-			if _, ok := h.tops[segKey(dir, seg)]; ok && listSegment(seg) {
+			// A number is a filter too where lists sit below it
+			// beside the directory's word lists ("/c/36/cotton/"
+			// with "/c/cotton/": a size), not an item or a date.
+			if _, ok := h.tops[segKey(dir, seg)]; ok && (listSegment(seg) || numeric(seg) && h.kids[subDir(dir, seg)] >= 2) {
 				n++
 			}
 		}

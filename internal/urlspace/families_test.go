@@ -1395,6 +1395,21 @@ func TestFamiliesPathFilterBeside(t *testing.T) {
 	if !f.Narrowed(host, "http://h/c/red/?size=nine") {
 		t.Error("a colour in the path and a size: narrowed once")
 	}
+	// A size written as a number in the path, with lists below it
+	// beside the colours: a filter. An item's number with its own
+	// pages below it, or a month below a year, is none.
+	for _, k := range []string{"http://h/c/36/", "http://h/c/36/red/", "http://h/c/36/blue/", "http://h/c/37/", "http://h/2024/05/a-post/",
+		"http://h/2024/06/b-post/", "http://h/2024/07/", "http://h/item/12/", "http://h/item/12/reviews/", "http://h/item/12/photos/", "http://h/item/feed/", "http://h/item/news/"} {
+		f.Discovered(host, k)
+	}
+	if !f.Narrowed(host, "http://h/c/36/red/") {
+		t.Error("a size in the path and a colour: narrowed once")
+	}
+	for _, k := range []string{"http://h/c/37/", "http://h/2024/05/a-post/", "http://h/item/12/reviews/"} {
+		if f.Narrowed(host, k) {
+			t.Errorf("%s narrowed twice", k)
+		}
+	}
 }
 
 // TestFamiliesThinAlike: a thin page is alike when one of its family's
