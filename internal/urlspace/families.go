@@ -1331,10 +1331,11 @@ func (f *Families) pathFilters(h *famHost, key string) int {
 			continue
 		}
 		for _, seg := range segs[k+1:] {
-			// A number is a filter too where lists sit below it
-			// beside the directory's word lists ("/c/36/cotton/"
-			// with "/c/cotton/": a size), not an item or a date.
-			if _, ok := h.tops[segKey(dir, seg)]; ok && (listSegment(seg) || numeric(seg) && h.kids[subDir(dir, seg)] >= 2) {
+			// A number, or a word and a number, is a filter too
+			// where lists sit below it beside the directory's word
+			// lists ("/c/36/cotton/", "/c/size-6/cotton/" with
+			// "/c/cotton/": a size), not an item, a date or a page.
+			if _, ok := h.tops[segKey(dir, seg)]; ok && (listSegment(seg) || (numeric(seg) || pageSegment(seg)) && h.kids[subDir(dir, seg)] >= 2) {
 				n++
 			}
 		}

@@ -1405,6 +1405,15 @@ func TestFamiliesPathFilterBeside(t *testing.T) {
 	if !f.Narrowed(host, "http://h/c/36/red/") {
 		t.Error("a size in the path and a colour: narrowed once")
 	}
+	for _, k := range []string{"http://h/c/size-6/", "http://h/c/size-6/red/", "http://h/c/size-6/blue/", "http://h/c/page-2/"} {
+		f.Discovered(host, k)
+	}
+	if !f.Narrowed(host, "http://h/c/size-6/red/") {
+		t.Error("a size written as a word and a number, and a colour: narrowed once")
+	}
+	if f.Narrowed(host, "http://h/c/page-2/") {
+		t.Error("a later page taken for a filter")
+	}
 	for _, k := range []string{"http://h/c/37/", "http://h/2024/05/a-post/", "http://h/item/12/reviews/"} {
 		if f.Narrowed(host, k) {
 			t.Errorf("%s narrowed twice", k)
