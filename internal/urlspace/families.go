@@ -2236,7 +2236,7 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s != nil && !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key)) && !f.catalogue(h, key) && f.spent(h, s, class, f.free(h, s)) {
+	if s != nil && !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key)) && f.spent(h, s, class, f.free(h, s)) && !f.catalogue(h, key) {
 		if count {
 			s.refused++
 			if class == ClassHinted {

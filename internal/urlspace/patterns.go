@@ -75,7 +75,8 @@ type PatternConfig struct {
 	// host's lists (Families.PageParam). A URL of a rewrite is undone
 	// (StripVariant) only into the form of a page the rewrite was seen
 	// to repeat, and for such parameters its later pages ("?o=az&page=2"
-	// → "?page=2"); nil knows none.
+	// → "?page=2"); nil knows none. It is called with the Patterns'
+	// lock held, and must not call back into them.
 	Paging func(host, name string) bool
 }
 
