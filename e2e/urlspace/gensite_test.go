@@ -86,9 +86,10 @@ func genSeeds(def ...int64) []int64 {
 //
 // The goal is every real page fetched with at most 1.2 requests per real
 // page; GENTLECRAWL_GEN_STRICT=1 holds the crawl to it. The crawler does
-// not meet it on every web yet (BENCHMARKS.md, "The URL space"), so by default
-// the test holds it to what it does: at least 90 % of the real pages, at
-// most 2.5 requests per real page — a regression past either fails.
+// not meet it on every web yet (BENCHMARKS.md, "The URL space": no page
+// lost on 400 webs, six above 1.2, none above 1.6), so by default the
+// test holds it to every real page and at most 2 requests per real page:
+// a lost page, or a family let loose, fails.
 // GENTLECRAWL_GEN_SEEDS=N runs seeds 1..N of each kind; under -race, by
 // default, only seed 1 runs.
 func TestGeneratedWebs(t *testing.T) {
@@ -108,14 +109,12 @@ func TestGeneratedWebs(t *testing.T) {
 				real, found, reqs, fam, sum, missed := genCrawl(t, kind, seed)
 				t.Logf("%d of %d real pages, %d requests (%.2f per page); by family %v", found, real, reqs, float64(reqs)/float64(real), fam)
 				sort.Strings(missed)
-				minFound, maxReqs := real*9/10, real*25/10
+				maxReqs := real * 2
 				if strict {
-					minFound, maxReqs = real, real*12/10
+					maxReqs = real * 12 / 10
 				}
-				if found < minFound {
+				if found < real {
 					t.Errorf("%d of %d real pages never fetched, e.g. %v", real-found, real, missed[:min(5, len(missed))])
-				} else if found < real {
-					t.Logf("%d of %d real pages never fetched, e.g. %v", real-found, real, missed[:min(5, len(missed))])
 				}
 				if reqs > maxReqs {
 					t.Errorf("%d requests, want at most %d (%.1f per real page)", reqs, maxReqs, float64(maxReqs)/float64(real))
