@@ -973,14 +973,17 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 	if !refined {
 		f.noteList(h, linkKey, base, date)
 	}
-	if b, q, _ := strings.Cut(base, "?"); q == "" && !date && len(h.paged) < maxListEnds {
+	// A list unfiltered by the query (a path, perhaps filtered in it).
+	listPath, listQuery, _ := strings.Cut(base, "?")
+	plain := listQuery == "" && !date
+	if plain && len(h.paged) < maxListEnds {
 		if h.paged == nil {
 			h.paged = make(map[uint64]struct{})
 		}
-		h.paged[hash(strings.TrimSuffix(b, "/"))] = struct{}{}
+		h.paged[hash(strings.TrimSuffix(listPath, "/"))] = struct{}{}
 	}
-	if b, q, _ := strings.Cut(base, "?"); q == "" && !date && lp != pp && pathPage(lp) >= 3 {
-		h.noteListSec(b)
+	if plain && lp != pp && pathPage(lp) >= 3 {
+		h.noteListSec(listPath)
 	}
 	paging := true
 	for part := range strings.SplitSeq(lq, "&") {
@@ -1007,8 +1010,8 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 		}
 		r.min, r.gcd = min(r.min, n), gcd(r.gcd, n)
 		paging = paging && r.paging()
-		if b, q, _ := strings.Cut(base, "?"); q == "" && !date && paging && (r.min <= 2 && n >= 3 || r.min > 2 && n >= 2*r.min) {
-			h.noteListSec(b)
+		if plain && paging && (r.min <= 2 && n >= 3 || r.min > 2 && n >= 2*r.min) {
+			h.noteListSec(listPath)
 		}
 		if !paging || r.min > 2 {
 			// Lengths are compared by page numbers only: an

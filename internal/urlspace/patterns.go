@@ -541,7 +541,7 @@ func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (patter
 		}
 	}
 	if h.rewrites != nil {
-		if r, s, _ := h.rewritten(u, p.cfg.MinDuplicates); s != nil {
+		if r, s, _ := h.rewritten(u, p.cfg.MinDuplicates, nil); s != nil {
 			if count {
 				s.refused++
 			}

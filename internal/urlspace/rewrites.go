@@ -296,15 +296,8 @@ func (s *rewriteStat) spent(minDups int) bool {
 // when it has the parameters of a page the rewrite was seen to repeat
 // (rewriteStat.bases), but for page numbers (paging); nil otherwise.
 func (h *patternHost) undone(u *url.URL, minDups int, paging func(string) bool) *url.URL {
-	for r, s := range h.rewrites {
-		if !s.spent(minDups) {
-			continue
-		}
-		if to := r.undo(u); to != nil && s.served(to, paging) {
-			return to
-		}
-	}
-	return nil
+	_, _, to := h.rewritten(u, minDups, func(s *rewriteStat, to *url.URL) bool { return s.served(to, paging) })
+	return to
 }
 
 // served reports whether to has the parameters of one of a rewrite's
@@ -323,14 +316,14 @@ func (s *rewriteStat) served(to *url.URL, paging func(string) bool) bool {
 	return slices.Contains(s.bases, strings.Join(rest, "&"))
 }
 
-// rewritten returns the spent rewrite u is of host h, and the URL it
-// rewrites.
-func (h *patternHost) rewritten(u *url.URL, minDups int) (rewrite, *rewriteStat, *url.URL) {
+// rewritten returns a spent rewrite u is of host h, and the URL it
+// rewrites, for which accept, when not nil, holds.
+func (h *patternHost) rewritten(u *url.URL, minDups int, accept func(*rewriteStat, *url.URL) bool) (rewrite, *rewriteStat, *url.URL) {
 	for r, s := range h.rewrites {
 		if !s.spent(minDups) {
 			continue
 		}
-		if to := r.undo(u); to != nil {
+		if to := r.undo(u); to != nil && (accept == nil || accept(s, to)) {
 			return r, s, to
 		}
 	}

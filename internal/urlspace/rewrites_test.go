@@ -1,6 +1,7 @@
 package urlspace
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -214,5 +215,20 @@ func TestRewritesBounded(t *testing.T) {
 	p.mu.Unlock()
 	if n != maxRewrites {
 		t.Errorf("%d rewrites kept, want %d", n, maxRewrites)
+	}
+	// The forms of the pages one rewrite repeats are bounded too.
+	q := NewPatterns(PatternConfig{})
+	for i := range 3 * maxBases {
+		of := fmt.Sprintf("%s/w/p%d?v%d=1", host, i, i)
+		q.Fetched(mustParse(t, of+"&print=1"), nil, Dup{Kind: DupView, Of: of})
+	}
+	q.mu.Lock()
+	var bases int
+	for _, s := range q.mu.hosts.peek(host).rewrites {
+		bases = max(bases, len(s.bases))
+	}
+	q.mu.Unlock()
+	if bases != maxBases {
+		t.Errorf("%d forms of pages kept for a rewrite, want %d", bases, maxBases)
 	}
 }
