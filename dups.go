@@ -34,6 +34,7 @@ type pagePrint struct {
 	outs    []uint64 // the hashes of the links that outPath sums, for listVariant; not kept
 	pager   uint64   // the links to the page's later pages (numbers added to its own URL), the page's own parameters left out, in any order
 	bits    linkBits
+	ownText bool // the page shows text not seen on the host before (ownText)
 }
 
 // linkBits is a small Bloom filter of a page's links elsewhere (the hashes
@@ -355,7 +356,12 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 //     list's first page, the list narrowed to its newest items (DupNarrower; one parameter,
 //     ?st=7 for the last week's topics). A filter of a list of several
 //     pages shows items of its later pages, and a list's later page other
-//     items than its first;
+//     items than its first, and text of its own: a topic's last page,
+//     with a post or two by members who wrote on its first, links
+//     elsewhere to nothing new, but its posts are new (p.ownText). When
+//     p is the only later page the list links, p is the page again with
+//     a form's number (an item's page linking itself with its id,
+//     ?add=87425): a view (DupView);
 //   - or p has as many links elsewhere as the list (give or take an item
 //     that a sidebar links too), and the same later pages: the same list
 //     in another order (DupResorted; parameters with words for values, a
@@ -395,16 +401,22 @@ func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 		}
 		return true
 	}
-	narrower := func(e listEntry) bool {
-		if e.pager == 0 || p.nOut > e.nOut || p.nOut == e.nOut && p.pager == e.pager {
-			return false
+	narrower := func(e listEntry, removed string) string {
+		if e.pager == 0 || p.ownText || p.nOut > e.nOut || p.nOut == e.nOut && p.pager == e.pager {
+			return ""
 		}
 		for _, h := range p.outs {
 			if !e.bits.has(h) {
-				return false
+				return ""
 			}
 		}
-		return true
+		if e.pager == simhash.Mix(hashString(removed)) {
+			// p is the only later page the list links: the page
+			// again with a form's number (an item's page linking
+			// itself with its id), not a list.
+			return urlspace.DupView
+		}
+		return urlspace.DupNarrower
 	}
 	for i, part := range parts {
 		e, ok := lookup(i)
@@ -414,8 +426,8 @@ func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 		if resorted(e, part) {
 			return e.url, urlspace.DupResorted
 		}
-		if narrower(e) {
-			return e.url, urlspace.DupNarrower
+		if kind := narrower(e, part); kind != "" {
+			return e.url, kind
 		}
 		added := p.nOut - e.nOut
 		if added < minSketchChecks {

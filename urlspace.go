@@ -551,6 +551,12 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	c.noteStripped(res.URL)
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, tp, found, keys, keyOf)
+	var novel, total int
+	if !refresh {
+		// Once a page: the shingles are recorded as they are counted.
+		novel, total = c.space.shingles.novel(hashString(urlnorm.HostKey(res.URL)), text)
+		pp.ownText = ownText(novel, total)
+	}
 	dup, bag := c.space.repeats.classify(urlnorm.HostKey(res.URL), res.URL, pp, item.Parent, near, keyOf)
 	mainWords := -1 // unknown: the page repeats another
 	if dup.Kind == "" && !refresh {
@@ -599,9 +605,14 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	}
 	if !refresh {
 		variant := canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(res.URL) && keyOf(canonical) != keyOf(res.URL)
-		page, yielded := c.pageFamily(res.URL, keyOf(res.URL), classOf(item), text, variant)
+		page, yielded := c.pageFamily(res.URL, keyOf(res.URL), classOf(item), novel, total, variant)
 		if variant {
 			c.space.families.Hinted(page)
+		}
+		if (dup.Kind == urlspace.DupView || dup.Kind == urlspace.DupCopy) && classOf(item) == urlspace.ClassNext && extendsQuery(res.URL, dup.Of) {
+			// A later page that is the page it adds a number to
+			// again (listVariant's form, or a copy).
+			c.space.families.Repeats(page)
 		}
 		// A near-copy of another page of its own family, with no main
 		// text of its own, whose URL names an item by number: a form
@@ -694,6 +705,23 @@ func defaultTwin(u *url.URL, dup urlspace.Dup) bool {
 		}
 	}
 	return differ
+}
+
+// extendsQuery reports whether u is the URL of (absolute) with
+// parameters added: the same path, and every parameter of of's with the
+// same value.
+func extendsQuery(u *url.URL, of string) bool {
+	o, err := url.Parse(of)
+	if err != nil || o.Host != u.Host || o.EscapedPath() != u.EscapedPath() || len(u.RawQuery) <= len(o.RawQuery) {
+		return false
+	}
+	uq := u.Query()
+	for name, vs := range o.Query() {
+		if !slices.Equal(uq[name], vs) {
+			return false
+		}
+	}
+	return true
 }
 
 // sessionVariant reports whether a copy is of the same URL under other

@@ -665,6 +665,131 @@ func TestDupIndexResorted(t *testing.T) {
 	}
 }
 
+// TestDupIndexTopicLastPage: a topic's last page, whose post or two are
+// by members who wrote on its first, links elsewhere to nothing its first
+// page does not; its posts are text of its own, so it is a later page,
+// not the list narrowed to its newest items.
+func TestDupIndexTopicLastPage(t *testing.T) {
+	const origin = "http://a.test"
+	key := func(l *url.URL) string { return l.String() }
+	topic := func(d *dupIndex, start int, members []int, own bool) string {
+		s := origin + "/topic.php?t=7"
+		if start > 0 {
+			s += fmt.Sprintf("&start=%d", start)
+		}
+		u, _ := url.Parse(s)
+		var links []*url.URL
+		for _, l := range []string{"/", "/board.php?b=2", "/faq.php"} {
+			l, _ := url.Parse(origin + l)
+			links = append(links, l)
+		}
+		for _, n := range []int{0, 11, 22, 33} {
+			if n != start {
+				l, _ := url.Parse(fmt.Sprintf("%s/topic.php?t=7&start=%d", origin, n))
+				links = append(links, l)
+			}
+		}
+		for _, m := range members {
+			l, _ := url.Parse(fmt.Sprintf("%s/member.php?u=%d", origin, m))
+			links = append(links, l)
+		}
+		p := printPage(u, printText([]byte(fmt.Sprint("posts from ", start))), links, nil, key)
+		p.ownText = own
+		dup, _ := d.classify(origin, u, p, 0, nil, key)
+		return dup.Kind
+	}
+	for _, own := range []bool{false, true} {
+		d := newDupIndex()
+		if k := topic(d, 0, []int{1, 2, 3, 4, 5, 6, 7}, true); k != "" {
+			t.Fatalf("the topic's first page: %q", k)
+		}
+		want := urlspace.DupNarrower // no text of its own: the newest posts
+		if own {
+			want = ""
+		}
+		if k := topic(d, 33, []int{2, 5}, own); k != want {
+			t.Errorf("text of its own %v: the topic's last page: %q, want %q", own, k, want)
+		}
+	}
+}
+
+// TestDupIndexOwnForm: an item's page that links itself with its own id
+// (?add=87425) has one "later page"; that page, showing the item again
+// with fewer links, is a view of the item (a form on it), not the list
+// narrowed to its newest items.
+func TestDupIndexOwnForm(t *testing.T) {
+	const origin = "http://a.test"
+	key := func(l *url.URL) string { return l.String() }
+	page := func(d *dupIndex, s string, related int, pager ...string) string {
+		u, _ := url.Parse(origin + s)
+		var links []*url.URL
+		for _, l := range []string{"/", "/catalog", "/basket", "/help"} {
+			l, _ := url.Parse(origin + l)
+			links = append(links, l)
+		}
+		for i := range related {
+			l, _ := url.Parse(fmt.Sprintf("%s/p/other-%d.html", origin, i))
+			links = append(links, l)
+		}
+		for _, l := range pager {
+			l, _ := url.Parse(origin + l)
+			links = append(links, l)
+		}
+		dup, _ := d.classify(origin, u, printPage(u, printText([]byte(s)), links, nil, key), 0, nil, key)
+		return dup.Kind
+	}
+	d := newDupIndex()
+	if k := page(d, "/p/shirt.html", 6, "/p/shirt.html?add=87425"); k != "" {
+		t.Fatalf("the item: %q", k)
+	}
+	if k := page(d, "/p/shirt.html?add=87425", 2); k != urlspace.DupView {
+		t.Errorf("the item's form: %q, want a view (not narrower)", k)
+	}
+	// A list with later pages of its own is narrowed as before.
+	if k := page(d, "/news/", 6, "/news/?page=2", "/news/?page=3", "/news/?days=7"); k != "" {
+		t.Fatalf("the list: %q", k)
+	}
+	if k := page(d, "/news/?days=7", 2); k != urlspace.DupNarrower {
+		t.Errorf("the list's newest items: %q, want narrower", k)
+	}
+}
+
+func TestExtendsQuery(t *testing.T) {
+	for _, c := range []struct {
+		u, of string
+		want  bool
+	}{
+		{"http://h/p/a.html?add=5", "http://h/p/a.html", true},
+		{"http://h/l?c=red&page=2", "http://h/l?c=red", true},
+		{"http://h/l?c=red&page=2", "http://h/l?c=blue", false},
+		{"http://h/l?page=2", "http://h/l?page=2", false},
+		{"http://h/l?page=2", "http://h/m", false},
+		{"http://h/l?page=2", "http://g/l", false},
+	} {
+		u, _ := url.Parse(c.u)
+		if got := extendsQuery(u, c.of); got != c.want {
+			t.Errorf("extendsQuery(%s, %s) = %v, want %v", c.u, c.of, got, c.want)
+		}
+	}
+}
+
+func TestOwnText(t *testing.T) {
+	for _, c := range []struct {
+		novel, total int
+		want         bool
+	}{
+		{0, 6, false}, // a list's rows
+		{1, 3, false},
+		{4, 6, true}, // a post
+		{33, 33, true},
+		{3, 40, false}, // a date or a counter in a long page
+	} {
+		if got := ownText(c.novel, c.total); got != c.want {
+			t.Errorf("ownText(%d, %d) = %v, want %v", c.novel, c.total, got, c.want)
+		}
+	}
+}
+
 // TestDupIndexListsBounded: the lists remembered for wider, resorted and
 // narrowed views are the latest ones, up to the bound; a view of a list
 // forgotten is missed, never invented.

@@ -218,17 +218,24 @@ func newText(novel, total int) bool {
 	return novel >= minNovel && novel*3 >= total
 }
 
+// ownText reports whether a page shows text of its own, little as it may
+// be: a quarter of its sampled shingles new, two at least. A list
+// narrowed to some of its items shows none (its rows are the list's); a
+// topic's last page, with a post or two, does.
+func ownText(novel, total int) bool {
+	return novel >= 2 && novel*4 >= total
+}
+
 // pageFamily charges a fetched HTML page to its family, reached by a link
 // of class class: it returns the family, and whether the page yielded by
-// its text. The page's links, admitted later, may make it yield too
-// (yieldWatch).
+// its text (novel of total sampled shingles new, shingles.novel). The
+// page's links, admitted later, may make it yield too (yieldWatch).
 //
 // A page that names another URL of its host as its canonical (variant) is
 // a view of that page: its text is recorded, but does not make it yield.
-func (c *Crawler) pageFamily(u *url.URL, key string, class int, text []byte, variant bool) (page *urlspace.Page, yielded bool) {
+func (c *Crawler) pageFamily(u *url.URL, key string, class int, novel, total int, variant bool) (page *urlspace.Page, yielded bool) {
 	origin := urlnorm.HostKey(u)
 	page = c.space.families.Fetched(origin, key, class)
-	novel, total := c.space.shingles.novel(hashString(origin), text)
 	if newText(novel, total) && !variant {
 		c.space.families.YieldedText(page)
 		yielded = true

@@ -763,6 +763,7 @@ type famStat struct {
 	refused    int    // URLs not fetched for the budget
 	refusedH   int    // of those, URLs linked rel="nofollow"
 	hinted     int    // pages whose canonical named another URL
+	repeats    int    // later pages that showed the page they add a number to (Repeats)
 	examples   []string
 	sec        string // the family's section
 	barren     bool   // counted in famHost.barren
@@ -2131,6 +2132,20 @@ const thinRadius = 8
 // hollowKnown is how many hollow pages show a family's kind.
 const hollowKnown = 3
 
+// Repeats records that a page reached as a later page showed the page
+// whose URL it adds a number to: not a list going on but the page again,
+// with a form's number (an item's page linking itself with its id to a
+// basket, "?add=87425"). Once NextFree of a family's have, and none
+// yielded, its later pages are no longer fetched, whatever the host's
+// other lists show.
+func (f *Families) Repeats(p *Page) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p.stat != nil {
+		p.stat.repeats++
+	}
+}
+
 // Hinted records that a page named another URL as its canonical.
 func (f *Families) Hinted(p *Page) {
 	f.mu.Lock()
@@ -2186,7 +2201,11 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		// A list ends, and the site's few main lists are followed to
 		// their ends; but the later pages of a taxonomy's many lists
 		// (tags, authors, months) or of the site's search, once they
-		// show nothing new, only list again what other lists led to.
+		// show nothing new, only list again what other lists led to;
+		// and "later pages" that repeat their first are none.
+		if s.repeats >= f.cfg.NextFree && s.yielded[ClassNext] == 0 {
+			return true
+		}
 		if len(s.lists) < manyLists && !s.search && !s.faceted || !h.covered() {
 			return false
 		}
@@ -2320,6 +2339,9 @@ type Family struct {
 	LaterSpent      bool
 	Lists           int
 	Faceted, Search bool
+	// Repeats counts its pages reached as later pages that showed the
+	// page they add a number to (Families.Repeats).
+	Repeats int
 }
 
 // Evidence says in words what the family's pages yielded.
@@ -2335,7 +2357,10 @@ func (x Family) Evidence() string {
 	if x.Deep {
 		s = fmt.Sprintf("lists narrowed by two or more parameters: %d of %d pages fetched yielded new URLs or text", y, n)
 	}
-	if x.LaterSpent {
+	if x.Repeats > 0 {
+		s += fmt.Sprintf("; %d reached as later pages showed the page they add a number to (a form on it, not a list)", x.Repeats)
+	}
+	if x.LaterSpent && x.Repeats == 0 {
 		what := fmt.Sprintf("%d lists or more", x.Lists)
 		switch {
 		case x.Lists >= manyLists:
@@ -2373,7 +2398,7 @@ func (f *Families) Wasteful(host string) []Family {
 		}
 		out = append(out, Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
 			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(h, s, ClassRefine, f.free(h, s)) || f.spent(h, s, ClassOther, 0),
-			LaterSpent: f.spent(h, s, ClassNext, 0), Lists: len(s.lists), Faceted: s.faceted, Search: s.search,
+			LaterSpent: f.spent(h, s, ClassNext, 0), Lists: len(s.lists), Faceted: s.faceted, Search: s.search, Repeats: s.repeats,
 			Examples: slices.Clone(s.examples)})
 	}
 	for sec, s := range h.deep {

@@ -452,6 +452,64 @@ func TestFamiliesSelfLink(t *testing.T) {
 	}
 }
 
+// TestFamiliesRepeats: an item's page that links itself with its id
+// (?add=87425, to a basket) is taken for a list with a later page; the
+// "later pages" that show their item again stop after NextFree on a host
+// whose later pages lead somewhere (so never covered), and a family whose
+// later pages yield keeps them.
+func TestFamiliesRepeats(t *testing.T) {
+	const host = "http://h"
+	for _, yields := range []bool{false, true} {
+		f := NewFamilies(FamilyConfig{})
+		for n := 2; n <= coveredAfter+1; n++ {
+			list := fmt.Sprintf("http://h/shop/?from=%d", 30*(n-1))
+			f.LinkClass(host, "http://h/shop/", ClassOther, list)
+			fetchPages(f, host, []string{list}, ClassNext, true)
+		}
+		for i := range 40 {
+			f.Discovered(host, fmt.Sprintf("http://h/p/thing-%c%c.html", 'a'+i%26, 'a'+i/26))
+		}
+		var refused int
+		for i := range 20 {
+			item := fmt.Sprintf("http://h/p/thing-%c%c.html", 'a'+i%26, 'a'+i/26)
+			add := fmt.Sprintf("%s?add=%d", item, 86000+i*37)
+			if got := f.LinkClass(host, item, ClassOther, add); got != ClassNext {
+				t.Fatalf("LinkClass(%s, %s) = %d, want a next page (the premise)", item, add, got)
+			}
+			if _, spent := f.Spent(host, add, ClassNext, true); spent {
+				refused++
+				continue
+			}
+			p := f.Fetched(host, add, ClassNext)
+			f.Repeats(p)
+			if yields && i == 0 {
+				f.Yielded(p)
+			}
+		}
+		want := 20 - f.cfg.NextFree
+		if yields {
+			want = 0
+		}
+		if refused != want {
+			t.Errorf("yields %v: %d of 20 items' forms refused, want %d", yields, refused, want)
+		}
+		if yields {
+			continue
+		}
+		var fam *Family
+		for _, x := range f.Wasteful(host) {
+			if x.Pattern == "/p/*?add" {
+				fam = &x
+			}
+		}
+		if fam == nil || !strings.Contains(fam.Evidence(), "4 reached as later pages showed the page they add a number to") {
+			t.Errorf("Wasteful: the forms' family is %+v", fam)
+		} else {
+			t.Log(fam.Evidence())
+		}
+	}
+}
+
 // TestFamiliesLinkClass: a path below the page's is a refinement only
 // when what it adds recurs below several directories of the host.
 func TestFamiliesLinkClass(t *testing.T) {
