@@ -22,10 +22,8 @@ func TestItemForms(t *testing.T) {
 		return words[i%len(words)] + "-" + words[(i/len(words)+i*7+3)%len(words)] + "-" + words[(i*11+5)%len(words)]
 	}
 	id := func(i int) int { return 86000 + i*37 }
-	byID := map[int]int{}
 	bySlug := map[string]int{}
 	for i := range products {
-		byID[id(i)] = i
 		bySlug[slug(i)] = i
 	}
 	chrome := func(w http.ResponseWriter, body string) {

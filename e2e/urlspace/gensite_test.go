@@ -93,8 +93,8 @@ func genSeeds(def ...int64) []int64 {
 // lost on 480 webs, twelve above 1.2, none above 1.6), so by default the
 // test holds it to every real page and at most 2 requests per real page:
 // a lost page, or a family let loose, fails.
-// GENTLECRAWL_GEN_SEEDS=N runs seeds 1..N of each kind; under -race, by
-// default, only seed 1 runs.
+// GENTLECRAWL_GEN_SEEDS=N runs seeds 1..N of each kind (F..F+N-1 with
+// GENTLECRAWL_GEN_FROM=F); under -race, by default, only seed 1 runs.
 func TestGeneratedWebs(t *testing.T) {
 	strict := crawltest.GenStrict()
 	for _, kind := range gensite.Kinds {
