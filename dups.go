@@ -405,16 +405,26 @@ func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 		if e.pager == 0 || p.ownText || p.nOut > e.nOut || p.nOut == e.nOut && p.pager == e.pager {
 			return ""
 		}
+		miss := 0
 		for _, h := range p.outs {
 			if !e.bits.has(h) {
-				return ""
+				miss++
 			}
 		}
 		if e.pager == simhash.Mix(hashString(removed)) {
 			// p is the only later page the list links: the page
 			// again with a form's number (an item's page linking
-			// itself with its id), not a list.
-			return urlspace.DupView
+			// itself with its id), not a list. The item may have been
+			// fetched long before, when the keys of a few of its links
+			// still held a parameter learned since not to matter
+			// ("?src=related"): as many links, but for a few, will do.
+			if miss == 0 || p.nOut == e.nOut && miss <= max(2, p.nOut/8) {
+				return urlspace.DupView
+			}
+			return ""
+		}
+		if miss > 0 {
+			return ""
 		}
 		return urlspace.DupNarrower
 	}

@@ -720,7 +720,9 @@ func TestDupIndexTopicLastPage(t *testing.T) {
 func TestDupIndexOwnForm(t *testing.T) {
 	const origin = "http://a.test"
 	key := func(l *url.URL) string { return l.String() }
-	page := func(d *dupIndex, s string, related int, pager ...string) string {
+	// page classifies a page linking the chrome, related items (the
+	// first marked of them with "?src=related") and pager.
+	page := func(d *dupIndex, s string, related, marked int, pager ...string) string {
 		u, _ := url.Parse(origin + s)
 		var links []*url.URL
 		for _, l := range []string{"/", "/catalog", "/basket", "/help"} {
@@ -728,7 +730,11 @@ func TestDupIndexOwnForm(t *testing.T) {
 			links = append(links, l)
 		}
 		for i := range related {
-			l, _ := url.Parse(fmt.Sprintf("%s/p/other-%d.html", origin, i))
+			mark := ""
+			if i < marked {
+				mark = "?src=related"
+			}
+			l, _ := url.Parse(fmt.Sprintf("%s/p/other-%d.html%s", origin, i, mark))
 			links = append(links, l)
 		}
 		for _, l := range pager {
@@ -739,17 +745,32 @@ func TestDupIndexOwnForm(t *testing.T) {
 		return dup.Kind
 	}
 	d := newDupIndex()
-	if k := page(d, "/p/shirt.html", 6, "/p/shirt.html?add=87425"); k != "" {
+	if k := page(d, "/p/shirt.html", 6, 0, "/p/shirt.html?add=87425"); k != "" {
 		t.Fatalf("the item: %q", k)
 	}
-	if k := page(d, "/p/shirt.html?add=87425", 2); k != urlspace.DupView {
+	if k := page(d, "/p/shirt.html?add=87425", 2, 0); k != urlspace.DupView {
 		t.Errorf("the item's form: %q, want a view (not narrower)", k)
 	}
+	// The item fetched when two of its links' keys held a parameter
+	// since learned not to matter: its form is still a view, but not
+	// when the links differ more.
+	if k := page(d, "/p/coat.html", 12, 2, "/p/coat.html?add=87426"); k != "" {
+		t.Fatalf("the second item: %q", k)
+	}
+	if k := page(d, "/p/coat.html?add=87426", 12, 0); k != urlspace.DupView {
+		t.Errorf("the second item's form, two links keyed otherwise: %q, want a view", k)
+	}
+	if k := page(d, "/p/hat.html", 12, 6, "/p/hat.html?add=87427"); k != "" {
+		t.Fatalf("the third item: %q", k)
+	}
+	if k := page(d, "/p/hat.html?add=87427", 12, 0); k != "" {
+		t.Errorf("a form whose links differ from the item's by six of sixteen: %q, want none", k)
+	}
 	// A list with later pages of its own is narrowed as before.
-	if k := page(d, "/news/", 6, "/news/?page=2", "/news/?page=3", "/news/?days=7"); k != "" {
+	if k := page(d, "/news/", 6, 0, "/news/?page=2", "/news/?page=3", "/news/?days=7"); k != "" {
 		t.Fatalf("the list: %q", k)
 	}
-	if k := page(d, "/news/?days=7", 2); k != urlspace.DupNarrower {
+	if k := page(d, "/news/?days=7", 2, 0); k != urlspace.DupNarrower {
 		t.Errorf("the list's newest items: %q, want narrower", k)
 	}
 }

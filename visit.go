@@ -988,6 +988,9 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 					class = urlspace.ClassRefine
 				}
 				cand.Due = classDue(class)
+				if class == urlspace.ClassOther && i < nFound && urlnorm.HostKey(u) == pageOrigin && c.space.families.Tagged(pageOrigin, cand.Canonical) {
+					cand.Due = markedDue
+				}
 			}
 			if redirect {
 				cand.Hops = item.Hops + 1

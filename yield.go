@@ -36,9 +36,16 @@ func classDue(class int) time.Time {
 	return classEpoch.Add(time.Duration(class) * time.Second)
 }
 
+// markedDue queues a link of class ClassOther that carries a mark the host
+// puts on links to many pages ("?ref=related": urlspace.Families.Tagged)
+// after the later pages of lists and before refinements, so that the
+// plain forms of the pages it marks, linked from lists, come first. It is
+// no class: classOf reads it as ClassOther.
+var markedDue = classDue(urlspace.ClassNext).Add(time.Second / 2)
+
 // classOf is the class of a queued item, from its due time.
 func classOf(item *frontier.Item) int {
-	if item.Due.IsZero() {
+	if item.Due.IsZero() || item.Due.Equal(markedDue) {
 		return urlspace.ClassOther
 	}
 	if s := item.Due.Unix(); s >= 1 && s <= urlspace.ClassHinted {
@@ -49,7 +56,7 @@ func classOf(item *frontier.Item) int {
 
 // candClass is the class of a candidate, from its due time.
 func candClass(c *frontier.Candidate) int {
-	if c.Due.IsZero() {
+	if c.Due.IsZero() || c.Due.Equal(markedDue) {
 		return urlspace.ClassOther
 	}
 	if s := c.Due.Unix(); s >= 1 && s <= urlspace.ClassHinted {

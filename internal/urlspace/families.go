@@ -460,6 +460,10 @@ type famHost struct {
 	// path without a query was a bare form (bareThin) or a page of its own
 	// (bareFull).
 	search map[uint64]uint8
+	// tags holds, by query parameter and value ("ref=related"), the
+	// distinct paths (by hash) of the links seen to carry it, up to
+	// tagAfter (Tagged).
+	tags map[uint64]*[tagAfter]uint64
 }
 
 const (
@@ -941,6 +945,14 @@ type pageNum struct{ min, gcd int64 }
 
 func (p *pageNum) paging() bool { return p.min <= 2 || p.gcd == p.min }
 
+// ids reports whether a parameter's values are ids (revisions, a cursor):
+// never small, and no offsets.
+func (p *pageNum) ids() bool { return p.min >= minID && !p.paging() }
+
+// minID is the least value a parameter that numbers by ids has shown: a
+// list's page numbers and offsets start small.
+const minID = 1000
+
 // PageParam reports whether a query parameter numbers the pages of a
 // host's lists, as links to later pages have shown (noteLater).
 func (f *Families) PageParam(host, name string) bool {
@@ -963,7 +975,10 @@ const maxPageNames = 64
 // list in its family (famStat.lists); a link from a refinement (refined:
 // a filtered list's page 2) marks the shape of the filtered list's later
 // pages when only a page number changes (famHost.later).
-func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
+//
+// It reports whether the numbers the link changes are ids rather than a
+// list's page numbers or offsets (ids).
+func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mu.hosts.get(host)
@@ -987,11 +1002,14 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 		h.noteListSec(listPath)
 	}
 	paging := true
+	changed, idLike := 0, 0
+	defer func() { byIDs = lp == pp && changed > 0 && idLike == changed }()
 	for part := range strings.SplitSeq(lq, "&") {
 		name, v, _ := strings.Cut(part, "=")
 		if !numeric(v) || hasPart(pq, part) {
 			continue
 		}
+		changed++
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {
 			paging = false
@@ -1011,6 +1029,9 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 		}
 		r.min, r.gcd = min(r.min, n), gcd(r.gcd, n)
 		paging = paging && r.paging()
+		if r.ids() {
+			idLike++
+		}
 		if plain && paging && (r.min <= 2 && n >= 3 || r.min > 2 && n >= 2*r.min) {
 			h.noteListSec(listPath)
 		}
@@ -1039,6 +1060,7 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) {
 	if len(h.later) < maxLaterShapes {
 		h.later[hash(laterShape(linkURI))] = struct{}{}
 	}
+	return
 }
 
 // maxLaterShapes bounds the shapes of filtered lists' later pages
@@ -1645,6 +1667,66 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 	}
 }
 
+// tagAfter is how many distinct paths a parameter, at one value, is seen
+// on before it is taken for a mark on links (Tagged); maxTags bounds the
+// parameters followed per host.
+const (
+	tagAfter = 3
+	maxTags  = 256
+)
+
+// Tagged records a link (its URL key) found on host to another path than
+// its page's, and reports whether its query carries a parameter at a
+// value that the host has put on links to tagAfter paths or more: a mark
+// on the link ("?ref=related", "?source=rss", "?print=1"), not a part of
+// the address of what it links — a list's filter narrows one path, and a
+// page number (PageParam) numbers lists. Such a link is most often
+// another form of a page the host also links plainly, so the crawler
+// queues it after the plain links (visit.go): fetched second, it is seen
+// to repeat the plain page, and once a few have, the mark's rewrite
+// (Patterns) refuses the rest; fetched first, each costs a request before
+// its plain form shows it for a copy.
+func (f *Families) Tagged(host, key string) bool {
+	path, q, ok := strings.Cut(KeyRequestURI(key), "?")
+	if !ok || q == "" {
+		return false
+	}
+	ph := hash(path)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.get(host)
+	tagged := false
+	for part := range strings.SplitSeq(q, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		if r := h.pageNames[name]; v == "" || r != nil && r.paging() {
+			continue
+		}
+		k := hash(part)
+		t := h.tags[k]
+		if t == nil {
+			if len(h.tags) >= maxTags {
+				continue
+			}
+			if h.tags == nil {
+				h.tags = make(map[uint64]*[tagAfter]uint64)
+			}
+			t = new([tagAfter]uint64)
+			h.tags[k] = t
+		}
+		for i := range t {
+			if t[i] == ph {
+				break
+			}
+			if t[i] == 0 {
+				t[i] = ph
+				break
+			}
+		}
+		tagged = tagged || t[tagAfter-1] != 0
+	}
+	return tagged
+}
+
 // LinkClass is the package's LinkClass for a link of host found on a
 // page reached by a link of class pageClass, with what the host has
 // shown:
@@ -1664,7 +1746,12 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 func (f *Families) LinkClass(host, pageKey string, pageClass int, linkKey string) int {
 	class := f.linkClass(host, pageKey, linkKey)
 	if class == ClassNext {
-		f.noteLater(host, pageKey, linkKey, pageClass >= ClassRefine)
+		if f.noteLater(host, pageKey, linkKey, pageClass >= ClassRefine) {
+			// Another id on the same path (a diff with the previous
+			// revision, a cursor) is a sibling, not a list's later
+			// page: judged by what it yields, not followed to an end.
+			class = ClassRefine
+		}
 	}
 	if class != ClassRefine && pageClass != ClassNext && f.viewLink(host, pageKey, linkKey, class) {
 		return ClassRefine
@@ -2206,6 +2293,14 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		if s.repeats >= f.cfg.NextFree && s.yielded[ClassNext] == 0 {
 			return true
 		}
+		if f.hintedAway(s) {
+			return true
+		}
+		if len(s.lists) >= manyLists && s.yielded[ClassNext] == 0 && s.fetched[ClassNext] >= coveredRatio {
+			// A taxonomy none of whose many later pages showed
+			// anything new, whatever the host's other lists do.
+			return true
+		}
 		if len(s.lists) < manyLists && !s.search && !s.faceted || !h.covered() {
 			return false
 		}
@@ -2234,6 +2329,18 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 	return other >= free+extra
 }
 
+// hintedAway reports whether a family's pages, NextFree or more, all
+// named another URL as canonical and none yielded: another form of pages
+// fetched (a list sorted, its later pages), as the site says. Neither a
+// list's end nor a filtered list's exemption (filtered) keeps it.
+func (f *Families) hintedAway(s *famStat) bool {
+	n := 0
+	for _, x := range s.fetched {
+		n += x
+	}
+	return s.yielding() == 0 && s.hinted >= f.cfg.NextFree && s.hinted >= n
+}
+
 // spentDeep reports whether a section's narrowed lists have spent their
 // budget, whatever the links that reached them.
 func (f *Families) spentDeep(d *famStat) bool {
@@ -2258,11 +2365,16 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s != nil && !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key)) && f.spent(h, s, class, f.free(h, s)) && !f.catalogue(h, key) {
+	if s != nil && (f.hintedAway(s) || !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key))) && f.spent(h, s, class, f.free(h, s)) && !f.catalogue(h, key) {
 		if count {
 			s.refused++
 			if class == ClassHinted {
 				s.refusedH++
+			}
+			if class == ClassNext {
+				// A later page refused shows nothing new: it counts
+				// for covered as if fetched.
+				h.next++
 			}
 			f.example(s, key)
 		}
@@ -2335,10 +2447,15 @@ type Family struct {
 	// LaterSpent says its later pages are no longer fetched: they span
 	// Lists lists (counted up to 16), or are a Faceted list's or the
 	// site's Search's, and none yielded on a host whose later pages show
-	// nothing new.
+	// nothing new (Covered), or, many lists, none of many yielded
+	// whatever the host's.
 	LaterSpent      bool
 	Lists           int
 	Faceted, Search bool
+	Covered         bool
+	// HintedAway says its pages all named another URL as canonical and
+	// none yielded: no longer fetched, as the site says.
+	HintedAway bool
 	// Repeats counts its pages reached as later pages that showed the
 	// page they add a number to (Families.Repeats).
 	Repeats int
@@ -2360,7 +2477,7 @@ func (x Family) Evidence() string {
 	if x.Repeats > 0 {
 		s += fmt.Sprintf("; %d reached as later pages showed the page they add a number to (a form on it, not a list)", x.Repeats)
 	}
-	if x.LaterSpent && x.Repeats == 0 {
+	if x.LaterSpent && x.Repeats == 0 && !x.HintedAway {
 		what := fmt.Sprintf("%d lists or more", x.Lists)
 		switch {
 		case x.Lists >= manyLists:
@@ -2369,12 +2486,19 @@ func (x Family) Evidence() string {
 		case x.Faceted:
 			what = "a list with two or more kinds of filter"
 		}
-		s += fmt.Sprintf("; later pages of %s, none of %d yielded, on a site whose later pages show nothing new", what, x.Fetched[ClassNext])
+		where := "on a site whose later pages show nothing new"
+		if !x.Covered {
+			where = "whatever the site's other lists show"
+		}
+		s += fmt.Sprintf("; later pages of %s, none of %d yielded, %s", what, x.Fetched[ClassNext], where)
 	}
 	if x.Hollow > 0 {
 		s += fmt.Sprintf("; %d reached from elsewhere were near-copies of each other", x.Hollow)
 	}
-	if x.Hinted > 0 {
+	switch {
+	case x.HintedAway:
+		s += fmt.Sprintf("; all %d named another URL as canonical (other forms of pages fetched, as the site says)", x.Hinted)
+	case x.Hinted > 0:
 		s += fmt.Sprintf("; %d named another URL as canonical", x.Hinted)
 	}
 	return s
@@ -2399,6 +2523,7 @@ func (f *Families) Wasteful(host string) []Family {
 		out = append(out, Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
 			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(h, s, ClassRefine, f.free(h, s)) || f.spent(h, s, ClassOther, 0),
 			LaterSpent: f.spent(h, s, ClassNext, 0), Lists: len(s.lists), Faceted: s.faceted, Search: s.search, Repeats: s.repeats,
+			Covered: h.covered(), HintedAway: f.hintedAway(s),
 			Examples: slices.Clone(s.examples)})
 	}
 	for sec, s := range h.deep {

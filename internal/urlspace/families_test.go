@@ -453,7 +453,7 @@ func TestFamiliesSelfLink(t *testing.T) {
 }
 
 // TestFamiliesRepeats: an item's page that links itself with its id
-// (?add=87425, to a basket) is taken for a list with a later page; the
+// (?add=42, to a basket) is taken for a list with a later page; the
 // "later pages" that show their item again stop after NextFree on a host
 // whose later pages lead somewhere (so never covered), and a family whose
 // later pages yield keeps them.
@@ -472,7 +472,7 @@ func TestFamiliesRepeats(t *testing.T) {
 		var refused int
 		for i := range 20 {
 			item := fmt.Sprintf("http://h/p/thing-%c%c.html", 'a'+i%26, 'a'+i/26)
-			add := fmt.Sprintf("%s?add=%d", item, 86000+i*37)
+			add := fmt.Sprintf("%s?add=%d", item, 5+i*37) // a small shop's item numbers
 			if got := f.LinkClass(host, item, ClassOther, add); got != ClassNext {
 				t.Fatalf("LinkClass(%s, %s) = %d, want a next page (the premise)", item, add, got)
 			}
@@ -506,6 +506,42 @@ func TestFamiliesRepeats(t *testing.T) {
 			t.Errorf("Wasteful: the forms' family is %+v", fam)
 		} else {
 			t.Log(fam.Evidence())
+		}
+	}
+}
+
+// TestFamiliesLinkClassIDs: a link that changes only numbers the host
+// shows as ids (a diff with the previous revision, "?version=4285&to=4279";
+// never small, no offsets) is a sibling, judged as a refinement; page
+// numbers and offsets, met from their list's first page, stay next pages
+// however far they go.
+func TestFamiliesLinkClassIDs(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	revs := []int{4285, 4279, 4266, 4251, 4240}
+	for i := 0; i+1 < len(revs); i++ {
+		page := fmt.Sprintf("http://h/Ns:Page?mode=diff&to=%d&version=%d", revs[i], revs[i+1])
+		link := fmt.Sprintf("http://h/Ns:Page?mode=diff&to=%d&version=%d", revs[i+1], revs[i+1]-7)
+		want := ClassRefine
+		if i == 0 {
+			want = ClassNext // one value alone may be an offset
+		}
+		if got := f.LinkClass(host, page, ClassOther, link); got != want {
+			t.Errorf("LinkClass(%s, %s) = %d, want %d", page, link, got, want)
+		}
+	}
+	// A list's first page links its second: page numbers and offsets
+	// start small, and stay later pages however far they go.
+	for _, c := range []struct{ page, link string }{
+		{"http://h/list", "http://h/list?start=20"},
+		{"http://h/list?start=12000", "http://h/list?start=12020"},
+		{"http://h/list?start=2000", "http://h/list?start=4020"},
+		{"http://h/blog", "http://h/blog?page=2"},
+		{"http://h/blog?page=1500", "http://h/blog?page=1501"},
+		{"http://h/blog?page=1501", "http://h/blog?page=1502"},
+	} {
+		if got := f.LinkClass(host, c.page, ClassOther, c.link); got != ClassNext {
+			t.Errorf("LinkClass(%s, %s) = %d, want a next page", c.page, c.link, got)
 		}
 	}
 }
@@ -992,6 +1028,121 @@ func TestFamiliesLaterPages(t *testing.T) {
 	fetchPages(f, host, tags[:10], ClassNext, false)
 	if _, spent := f.Spent(host, tags[10], ClassNext, false); spent {
 		t.Error("a taxonomy's later pages refused on a host whose later pages yield")
+	}
+}
+
+// TestFamiliesBarrenTaxonomy: on a host whose main lists' later pages
+// keep finding things (not covered), a taxonomy none of whose many later
+// pages showed anything new stops after coveredRatio of them; the later
+// pages it refuses count for the host's coverage as barren ones fetched,
+// so that the host's other decisions (filtered lists) come out as if they
+// had been fetched.
+func TestFamiliesBarrenTaxonomy(t *testing.T) {
+	const host = "http://h"
+	var tags []string
+	for n := 2; n <= 5; n++ {
+		for i := range 20 {
+			tags = append(tags, tagKey(i, fmt.Sprintf("?page=%d", n)))
+		}
+	}
+	f := laterPagesHost(t, 2)
+	fetchPages(f, host, tags[:coveredRatio-1], ClassNext, false)
+	if _, spent := f.Spent(host, tags[coveredRatio-1], ClassNext, false); spent {
+		t.Fatalf("a taxonomy's later pages refused after %d barren on a host not covered", coveredRatio-1)
+	}
+	fetchPages(f, host, tags[coveredRatio-1:coveredRatio], ClassNext, false)
+	h := f.mu.hosts.peek(host)
+	if h.covered() {
+		t.Fatal("the host is covered already: the test shows nothing")
+	}
+	refused := 0
+	for _, k := range tags[coveredRatio:] {
+		fam, spent := f.Spent(host, k, ClassNext, true)
+		if !spent || fam != "/tag/*?page" {
+			t.Fatalf("Spent(%s) = %q, %v after %d barren later pages of a taxonomy", k, fam, spent, coveredRatio)
+		}
+		refused++
+		if h.covered() {
+			break
+		}
+	}
+	if !h.covered() {
+		t.Errorf("the host not covered after %d of its later pages were refused as barren", refused)
+	}
+	if _, spent := f.Spent(host, "http://h/section/food?page=9", ClassNext, false); spent {
+		t.Error("a main list's later page was refused")
+	}
+	evidence := ""
+	for _, x := range f.Wasteful(host) {
+		if x.Pattern == "/tag/*?page" {
+			evidence = x.Evidence()
+		}
+	}
+	if !strings.Contains(evidence, "later pages of 16 lists or more, none of 32 yielded") {
+		t.Errorf("the taxonomy's evidence: %q", evidence)
+	}
+	// A taxonomy one of whose later pages yielded keeps them.
+	g := laterPagesHost(t, 2)
+	fetchPages(g, host, tags[:1], ClassNext, true)
+	fetchPages(g, host, tags[1:2*coveredRatio], ClassNext, false)
+	if _, spent := g.Spent(host, tags[2*coveredRatio], ClassNext, false); spent {
+		t.Error("a taxonomy that yielded was refused")
+	}
+}
+
+// TestFamiliesHintedAway: a family whose pages all named another URL as
+// canonical and yielded nothing stops after NextFree, a list's later
+// pages and filtered lists on a host whose lists lead somewhere too; one
+// that yielded, or one some of whose pages named no other canonical,
+// does not.
+func TestFamiliesHintedAway(t *testing.T) {
+	const host = "http://h"
+	sorted := keys("http://h/products/p/%d/?sortby=rating", 9)
+	for _, c := range []struct {
+		name          string
+		hinted, yield int
+		want          bool
+	}{
+		{"all hinted, none yielded", 8, 0, true},
+		{"one yielded", 8, 1, false},
+		{"one named no other canonical", 7, 0, false},
+	} {
+		f := NewFamilies(FamilyConfig{})
+		for i, k := range sorted[:8] {
+			p := f.Fetched(host, k, ClassNext)
+			if i < c.hinted {
+				f.Hinted(p)
+			}
+			if i < c.yield {
+				f.Yielded(p)
+			}
+		}
+		_, spent := f.Spent(host, sorted[8], ClassNext, true)
+		if spent != c.want {
+			t.Errorf("%s: Spent = %v, want %v", c.name, spent, c.want)
+		}
+		if w := f.Wasteful(host); c.want && (len(w) != 1 || !strings.Contains(w[0].Evidence(), "all 8 named another URL as canonical")) {
+			t.Errorf("%s: Wasteful = %+v", c.name, w)
+		}
+	}
+	// Lists narrowed by one filter on a host whose lists lead somewhere
+	// are exempt from their family's budget (filtered), unless the site
+	// named the unfiltered list as their canonical and none yielded.
+	for _, hint := range []bool{false, true} {
+		f := laterPagesHost(t, 8)
+		var filters []string
+		for i := range 9 {
+			filters = append(filters, fmt.Sprintf("http://h/shop/?col=c%c", 'a'+i))
+		}
+		for _, k := range filters[:8] {
+			p := f.Fetched(host, k, ClassRefine)
+			if hint {
+				f.Hinted(p)
+			}
+		}
+		if _, spent := f.Spent(host, filters[8], ClassRefine, false); spent != hint {
+			t.Errorf("filter lists, canonical named %v: Spent = %v, want %v", hint, spent, hint)
+		}
 	}
 }
 
@@ -1566,5 +1717,53 @@ func TestFamiliesCatalogueLaterPages(t *testing.T) {
 	}
 	if fam, spent := f.Spent(host, shop[9], ClassNext, false); spent {
 		t.Errorf("a catalogue list's later page refused by %s", fam)
+	}
+}
+
+// TestFamiliesTagged: a parameter at one value on links to several paths
+// is a mark on the links; a filter on one list's path, a page number and
+// a parameter on fewer paths are not; the marks followed are bounded.
+func TestFamiliesTagged(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for i, slug := range []string{"a", "b", "c", "d"} {
+		got := f.Tagged(host, "http://h/dp/"+slug+"?ref=related")
+		if want := i+1 >= tagAfter; got != want {
+			t.Errorf("Tagged(/dp/%s?ref=related) = %v after %d paths, want %v", slug, got, i+1, want)
+		}
+	}
+	if f.Tagged(host, "http://h/dp/a?ref=related") != true {
+		t.Error("a mark known on enough paths was not seen on a path met before")
+	}
+	if f.Tagged(host, "http://h/dp/e?ref=home") || f.Tagged(host, "http://h/dp/e") {
+		t.Error("another value, or no query, taken for a mark")
+	}
+	// A filter of one list, linked from many pages, narrows one path.
+	for i := range 2 * tagAfter {
+		if f.Tagged(host, fmt.Sprintf("http://h/all?col=green&n=%d", i)) {
+			t.Fatal("a filter of one list taken for a mark")
+		}
+	}
+	// Later pages of several lists, once page numbers are known.
+	for n := 2; n <= 3; n++ {
+		f.LinkClass(host, "http://h/news/", ClassOther, fmt.Sprintf("http://h/news/?page=%d", n))
+	}
+	for _, sec := range []string{"a", "b", "c", "d"} {
+		if f.Tagged(host, "http://h/"+sec+"/?page=2") {
+			t.Fatalf("a page number on %d lists taken for a mark", tagAfter+1)
+		}
+	}
+	// Bounded: marks beyond maxTags are not followed.
+	g := NewFamilies(FamilyConfig{})
+	for i := range maxTags + 10 {
+		for _, slug := range []string{"a", "b", "c"} {
+			g.Tagged(host, fmt.Sprintf("http://h/%s?src=v%d", slug, i))
+		}
+	}
+	if n := len(g.mu.hosts.peek(host).tags); n != maxTags {
+		t.Errorf("%d marks followed, want %d", n, maxTags)
+	}
+	if g.Tagged(host, fmt.Sprintf("http://h/x?src=v%d", maxTags+5)) {
+		t.Error("a mark beyond the bound was followed")
 	}
 }

@@ -334,11 +334,11 @@ func (p *Patterns) Fetched(u *url.URL, drop func(string) bool, dup Dup) {
 	switch dup.Kind {
 	case "":
 		if h.rewrites != nil {
-			h.noteRewrite(u, nil, "")
+			h.noteRewrite(u, nil, "", p.paging(host))
 		}
 	case DupView, DupCopy, DupRedirect, DupReordered, DupResorted, DupWider, DupNarrower:
 		if of != nil {
-			h.noteRewrite(u, of, dup.Kind)
+			h.noteRewrite(u, of, dup.Kind, nil)
 		}
 	}
 	if dup.Kind == DupEndless && strings.Trim(dup.Tail, "/") != "" {
@@ -541,7 +541,8 @@ func (p *Patterns) Spent(u *url.URL, drop func(string) bool, count bool) (patter
 		}
 	}
 	if h.rewrites != nil {
-		if r, s, _ := h.rewritten(u, p.cfg.MinDuplicates, nil); s != nil {
+		paging := p.paging(host)
+		if r, s, _ := h.rewritten(u, p.cfg.MinDuplicates, func(s *rewriteStat, to *url.URL) bool { return s.refuses(to, paging) }); s != nil {
 			if count {
 				s.refused++
 			}

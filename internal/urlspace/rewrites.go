@@ -237,11 +237,12 @@ func (r rewrite) undo(u *url.URL) *url.URL {
 // content (of nil). For a view or a copy, the page fetched first may be
 // the rewrite of the other (an AMP page before its article); a redirect
 // counts from the rewrite only (a redirect from "/x" to "/en/x" does not
-// make "/en/x" a view of "/x").
-func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string) {
+// make "/en/x" a view of "/x"). New content counts against the rewrites
+// that would have refused it (refuses, by paging).
+func (h *patternHost) noteRewrite(u *url.URL, of *url.URL, kind string, paging func(string) bool) {
 	if of == nil {
 		for r, s := range h.rewrites {
-			if r.undo(u) != nil {
+			if to := r.undo(u); to != nil && s.refuses(to, paging) {
 				s.bad++
 			}
 		}
@@ -314,6 +315,26 @@ func (s *rewriteStat) served(to *url.URL, paging func(string) bool) bool {
 		}
 	}
 	return slices.Contains(s.bases, strings.Join(rest, "&"))
+}
+
+// refuses reports whether a spent rewrite refuses to, the URL of a page
+// it rewrites. A parameter that only ever narrowed lists (a filter, a
+// time window) refuses a list's later pages only when the lists it was
+// seen to narrow were of that form (a window's later pages, "?st=7&page=2"
+// after "?st=7" narrowed the list): a filter seen to narrow sized lists
+// ("?col=green&sz=10" within "?sz=10") says nothing of the filtered list's
+// own later pages ("?col=green&from=36"), which list items its first page
+// does not.
+func (s *rewriteStat) refuses(to *url.URL, paging func(string) bool) bool {
+	if len(s.kinds) != 1 || s.kinds[DupNarrower] == 0 {
+		return true
+	}
+	for name := range strings.SplitSeq(queryNames(to), "&") {
+		if name != "" && paging(name) {
+			return s.served(to, paging)
+		}
+	}
+	return true
 }
 
 // rewritten returns a spent rewrite u is of host h, and the URL it

@@ -155,6 +155,31 @@ func TestRewrites(t *testing.T) {
 	if to := d.StripVariant(two, nil); to != nil {
 		t.Errorf("StripVariant of a diff of two = %v, want none", to)
 	}
+	// A filter seen to narrow sized lists ("?col=green&sz=10" within
+	// "?sz=10") refuses other such combinations, but not the filtered
+	// list's own later pages, which list what its first page does not;
+	// those pages, new content, leave the rewrite spent. A time window
+	// that narrowed the list itself refuses its later pages.
+	f := NewPatterns(PatternConfig{Paging: paging})
+	for _, sz := range []string{"8", "9", "10"} {
+		f.Fetched(mustParse(t, host+"/all?col=green&sz="+sz), nil, Dup{Kind: DupNarrower, Of: host + "/all?sz=" + sz})
+	}
+	for _, page := range []string{"2", "3"} {
+		later := mustParse(t, host+"/all?col=green&page="+page)
+		if pat, spent := f.Spent(later, nil, false); spent {
+			t.Errorf("a filtered list's later page refused by %q", pat)
+		}
+		f.Fetched(later, nil, Dup{})
+	}
+	if pat, spent := f.Spent(mustParse(t, host+"/new?col=green&sz=11"), nil, false); !spent || pat != "…?col=green" {
+		t.Errorf("Spent = %q, %v for another sized list filtered, want the filter's rewrite", pat, spent)
+	}
+	for _, sec := range []string{"a", "b", "c"} {
+		f.Fetched(mustParse(t, host+"/"+sec+"/?st=7"), nil, Dup{Kind: DupNarrower, Of: host + "/" + sec + "/"})
+	}
+	if _, spent := f.Spent(mustParse(t, host+"/d/?st=7&page=2"), nil, false); !spent {
+		t.Error("a window's later page was not refused")
+	}
 	if to := p.StripVariant(mustParse(t, host+"/d/?o=az&page=2&x=1"), nil); to != nil {
 		t.Errorf("StripVariant with a parameter no page of the rewrite had = %v, want none", to)
 	}
