@@ -78,6 +78,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	keep := fl.Bool("keep", false, "keep the store when done")
 	verbose := fl.Bool("v", false, "log the store's debug messages")
 	memprofile := fl.String("memprofile", "", "write a heap profile after the leases to this file")
+	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the admission to this file")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -108,7 +109,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		s.Close()
+		return err
+	}
 	elapsed, err := admit(ctx, s, *urls, *hosts, *producers, stderr)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		s.Close()
 		return err
@@ -313,4 +322,24 @@ func writeHeapProfile(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// startCPUProfile starts a CPU profile written to path, when path is not
+// empty, and returns what stops it.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
