@@ -48,21 +48,12 @@ func TestItemForms(t *testing.T) {
 		case r.URL.Path == "/" || r.URL.Path == "/help" || r.URL.Path == "/about" || r.URL.Path == "/returns" || r.URL.Path == "/contact":
 			chrome(w, "<p>"+strings.Repeat("welcome to the shop and its help pages ", 10)+"</p>")
 		case r.URL.Path == "/catalog":
-			from, _ := strconv.Atoi(r.URL.Query().Get("from"))
-			if from < 0 || from >= products || from%perPage != 0 {
+			body, ok := catalogPage(r, products, perPage, func(i int) string { return "/p/" + slug(i) + ".html" }, slug)
+			if !ok {
 				http.NotFound(w, r)
 				return
 			}
-			var b strings.Builder
-			for i := from; i < from+perPage; i++ {
-				fmt.Fprintf(&b, `<a href="/p/%s.html">%s</a> `, slug(i), slug(i))
-			}
-			for f := 0; f < products; f += perPage {
-				if f != from {
-					fmt.Fprintf(&b, `<a href="/catalog?from=%d">%d</a> `, f, f/perPage+1)
-				}
-			}
-			chrome(w, b.String())
+			chrome(w, body)
 		case strings.HasPrefix(r.URL.Path, "/p/") && strings.HasSuffix(r.URL.Path, ".html"):
 			i, ok := bySlug[strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/p/"), ".html")]
 			add := r.URL.Query().Get("add")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,4 +60,24 @@ func sscan(s, format string, args ...*int) bool {
 		vals[i] = *a
 	}
 	return fmt.Sprintf(format, vals...) == s
+}
+
+// catalogPage is the body of a catalogue's page at ?from=N: perPage of
+// its products items, linked by itemURL and named by name, then a link to
+// each of its other pages; ok is false when from is none of its pages.
+func catalogPage(r *http.Request, products, perPage int, itemURL, name func(int) string) (body string, ok bool) {
+	from, _ := strconv.Atoi(r.URL.Query().Get("from"))
+	if from < 0 || from >= products || from%perPage != 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for i := from; i < from+perPage; i++ {
+		fmt.Fprintf(&b, `<a href="%s">%s</a> `, itemURL(i), name(i))
+	}
+	for f := 0; f < products; f += perPage {
+		if f != from {
+			fmt.Fprintf(&b, `<a href="/catalog?from=%d">%d</a> `, f, f/perPage+1)
+		}
+	}
+	return b.String(), true
 }

@@ -42,21 +42,12 @@ func TestMarkedLinks(t *testing.T) {
 		case r.URL.Path == "/help":
 			chrome(w, "<p>"+strings.Repeat("welcome to the shop and its help pages ", 10)+"</p>")
 		case r.URL.Path == "/catalog":
-			from, _ := strconv.Atoi(r.URL.Query().Get("from"))
-			if from < 0 || from >= products || from%perPage != 0 {
+			body, ok := catalogPage(r, products, perPage, func(i int) string { return "/item/" + slug(i) }, slug)
+			if !ok {
 				http.NotFound(w, r)
 				return
 			}
-			var b strings.Builder
-			for i := from; i < from+perPage; i++ {
-				fmt.Fprintf(&b, `<a href="/item/%s">%s</a> `, slug(i), slug(i))
-			}
-			for f := 0; f < products; f += perPage {
-				if f != from {
-					fmt.Fprintf(&b, `<a href="/catalog?from=%d">%d</a> `, f, f/perPage+1)
-				}
-			}
-			chrome(w, b.String())
+			chrome(w, body)
 		case strings.HasPrefix(r.URL.Path, "/item/"):
 			i, ok := bySlug[strings.TrimPrefix(r.URL.Path, "/item/")]
 			if !ok || r.URL.RawQuery != "" && r.URL.RawQuery != "source=related" {

@@ -1652,18 +1652,24 @@ func (f *Families) noteUnder(h *famHost, segs []string) {
 				h.under[k] = u
 			}
 			if u != nil {
-				for i := range u {
-					if u[i] == dir {
-						break
-					}
-					if u[i] == 0 {
-						u[i] = dir
-						break
-					}
-				}
+				addDistinct(u[:], dir)
 			}
 		}
 		dir = subDir(dir, seg)
+	}
+}
+
+// addDistinct puts v, a hash, in the first free slot (0) of set
+// unless set holds it already; a full set is left as it is.
+func addDistinct(set []uint64, v uint64) {
+	for i := range set {
+		if set[i] == v {
+			return
+		}
+		if set[i] == 0 {
+			set[i] = v
+			return
+		}
 	}
 }
 
@@ -1713,15 +1719,7 @@ func (f *Families) Tagged(host, key string) bool {
 			t = new([tagAfter]uint64)
 			h.tags[k] = t
 		}
-		for i := range t {
-			if t[i] == ph {
-				break
-			}
-			if t[i] == 0 {
-				t[i] = ph
-				break
-			}
-		}
+		addDistinct(t[:], ph)
 		tagged = tagged || t[tagAfter-1] != 0
 	}
 	return tagged
