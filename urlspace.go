@@ -531,8 +531,9 @@ func firstPageList(u, canonical *url.URL, found []*url.URL) *url.URL {
 // print, which their own pages are compared with. For other content the
 // key is the payload digest.
 //
-// pt is the page's text when follow read it, else nil.
-func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, keys []string, links []frontier.Candidate, refresh bool, pt *pageText) (key string, follow bool) {
+// pt is the page's text when follow read it, else nil; hinted are the
+// page's rel="nofollow" links.
+func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *url.URL, found []*url.URL, keys []string, hinted []*url.URL, links []frontier.Candidate, refresh bool, pt *pageText) (key string, follow bool) {
 	if !isHTML(res) {
 		return res.PayloadDigest(), true
 	}
@@ -551,6 +552,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	c.noteStripped(res.URL)
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, tp, found, keys, keyOf)
+	pp.hintedPager(hinted, keyOf)
 	var novel, total int
 	if !refresh {
 		// Once a page: the shingles are recorded as they are counted.

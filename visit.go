@@ -650,11 +650,12 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 			var canonical *url.URL
 			var found []*url.URL
 			var keys []string
+			var hinted []*url.URL
 			var text *pageText
 			if item.Kind == kindSitemap {
 				links = c.sitemapEntries(item, res)
 			} else {
-				links, canonical, found, keys, text = c.follow(item, res)
+				links, canonical, found, keys, hinted, text = c.follow(item, res)
 				if res.Status >= 300 && res.Status < 400 && len(links) == 1 && prev == nil && item.Depth > 0 {
 					if err := c.judgeRedirect(ctx, u, links[0]); err != nil {
 						return frontier.Result{}, o, err
@@ -666,7 +667,7 @@ func (c *Crawler) fetchPage(ctx context.Context, item *frontier.Item, u *url.URL
 				// another, and a resumed crawl's index starts empty),
 				// never against itself; but the same URL with new content
 				// says nothing of which parameters matter.
-				key, follow := c.judgePage(item, res, canonical, found, keys, links, prev != nil, text)
+				key, follow := c.judgePage(item, res, canonical, found, keys, hinted, links, prev != nil, text)
 				text.release()
 				if prev == nil {
 					c.observe(res.URL, key)
@@ -815,9 +816,8 @@ const maxSlowedHosts = 1000
 // keys holds beside each of found the key it was queued under, "" for
 // those not queued (printPage). A link this crawl had queued before is
 // not parsed: found holds nil for it, and keys its key.
-func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL, keys []string, text *pageText) {
+func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []frontier.Candidate, canonical *url.URL, found []*url.URL, keys []string, hinted []*url.URL, text *pageText) {
 	redirect := res.Status >= 300 && res.Status < 400
-	var hinted []*url.URL // rel="nofollow" links
 	switch {
 	case redirect:
 		loc := res.Header.Get("Location")
@@ -856,7 +856,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 		}
 		if page == nil {
 			c.cfg.Logger.Debug("no links extracted", "url", item.URL, "err", err)
-			return nil, nil, nil, nil, text
+			return nil, nil, nil, nil, nil, text
 		}
 		canonical = page.Canonical
 		for _, action := range page.SearchForms {
@@ -882,7 +882,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 					found = append(found, u)
 				}
 			}
-			return nil, canonical, found, nil, text
+			return nil, canonical, found, nil, nil, text
 		}
 		// A link this crawl has queued already (offeredLinks) is not
 		// parsed: found holds nil for it, and keys its key. It was in
@@ -895,7 +895,8 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 			}
 			if l.NoFollow {
 				// A hint, not a wall: queued last, under its family's
-				// budget (hintedLinks), but not part of the page's prints.
+				// budget (hintedLinks); of the page's prints, only its
+				// pager (pagePrint.hintedPager) sees it.
 				if u, err := url.Parse(l.URL); err == nil {
 					hinted = append(hinted, u)
 				}
@@ -1008,7 +1009,7 @@ func (c *Crawler) follow(item *frontier.Item, res *fetch.Result) (links []fronti
 	if outOfScope > 0 || tooDeep > 0 || skipped > 0 {
 		c.stats.update(func(s *Summary) { s.OutOfScope += outOfScope; s.TooDeep += tooDeep; s.SkippedExtension += skipped })
 	}
-	return out, canonical, found[:nFound], keys[:nFound], text
+	return out, canonical, found[:nFound], keys[:nFound], hinted, text
 }
 
 // pageText is the visible text of a page (extract.Options.Text), and the
