@@ -604,28 +604,15 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 	return p
 }
 
-// hintedPager adds to a page's pager its links to later pages of its own
-// that the site marked rel="nofollow": a sorted list whose pager is marked
-// so is the same list, with as many pages, as the plain one. The rest of
-// the page's prints leave such links out: they say how far a list goes,
-// not what it holds (a maker's list and the catalogue it is near in text
-// differ by the links they follow).
-func (p *pagePrint) hintedPager(hinted []*url.URL, keyOf func(*url.URL) string) {
-	ownPath, _, _ := strings.Cut(p.template, "?")
-	_, ownQuery, _ := strings.Cut(p.key, "?")
-	for _, l := range hinted {
-		k := keyOf(l)
-		if tmplPath, _, _ := strings.Cut(urlspace.KeyTemplate(k), "?"); tmplPath != ownPath {
-			if pagerLink(p.path, keyPath(k)) {
-				h := simhash.Mix(hashString(k))
-				if ownQuery != "" {
-					h = simhash.Mix(hashString(withoutParams(k, ownQuery)))
-				}
-				p.pager += h
-			}
-		} else if later := laterPage(p.path, ownQuery, k); later != "" {
-			p.pager += simhash.Mix(hashString(later))
-		}
+// hintedPager adds to a page's pager (printed from u) its links to later
+// pages of its own that the site marked rel="nofollow": a sorted list
+// whose pager is marked so is the same list, with as many pages, as the
+// plain one. The rest of the page's prints leave such links out: they say
+// how far a list goes, not what it holds (a maker's list and the
+// catalogue it is near in text differ by the links they follow).
+func (p *pagePrint) hintedPager(u *url.URL, hinted []*url.URL, keyOf func(*url.URL) string) {
+	if len(hinted) > 0 {
+		p.pager += printPage(u, textPrint{}, hinted, nil, keyOf).pager
 	}
 }
 

@@ -552,7 +552,7 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	c.noteStripped(res.URL)
 	keyOf, drop := c.keyFunc(res.URL)
 	pp := printPage(res.URL, tp, found, keys, keyOf)
-	pp.hintedPager(hinted, keyOf)
+	pp.hintedPager(res.URL, hinted, keyOf)
 	var novel, total int
 	if !refresh {
 		// Once a page: the shingles are recorded as they are counted.

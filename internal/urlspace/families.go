@@ -877,6 +877,15 @@ func (s *famStat) wasted() (next, other int) {
 		s.fetched[ClassRefine] + s.fetched[ClassHinted] - s.yielded[ClassRefine] - s.yielded[ClassHinted]
 }
 
+// total is how many of the family's pages were fetched, however reached.
+func (s *famStat) total() int {
+	n := 0
+	for _, x := range s.fetched {
+		n += x
+	}
+	return n
+}
+
 func (s *famStat) yielding() int {
 	n := 0
 	for _, y := range s.yielded {
@@ -1003,7 +1012,6 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs
 	}
 	paging := true
 	changed, idLike := 0, 0
-	defer func() { byIDs = lp == pp && changed > 0 && idLike == changed }()
 	for part := range strings.SplitSeq(lq, "&") {
 		name, v, _ := strings.Cut(part, "=")
 		if !numeric(v) || hasPart(pq, part) {
@@ -1043,6 +1051,7 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs
 		}
 		h.noteEnd(base, name, n, refined, pp, pq)
 	}
+	byIDs = lp == pp && changed > 0 && idLike == changed
 	if lp != pp {
 		// A page number written in the path ("/shop/page/3/"): the
 		// list's, and its parent's, are the path without it.
@@ -2332,21 +2341,14 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 // fetched (a list sorted, its later pages), as the site says. Neither a
 // list's end nor a filtered list's exemption (filtered) keeps it.
 func (f *Families) hintedAway(s *famStat) bool {
-	n := 0
-	for _, x := range s.fetched {
-		n += x
-	}
-	return s.yielding() == 0 && s.hinted >= f.cfg.NextFree && s.hinted >= n
+	return s.yielding() == 0 && s.hinted >= f.cfg.NextFree && s.hinted >= s.total()
 }
 
 // spentDeep reports whether a section's narrowed lists have spent their
 // budget, whatever the links that reached them.
 func (f *Families) spentDeep(d *famStat) bool {
-	n, y := 0, d.yielding()
-	for _, x := range d.fetched {
-		n += x
-	}
-	return n-y >= f.cfg.DeepFree+y/f.cfg.PerYield
+	y := d.yielding()
+	return d.total()-y >= f.cfg.DeepFree+y/f.cfg.PerYield
 }
 
 // Spent reports whether a URL of host (its key), queued by a link of
