@@ -1059,6 +1059,11 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs
 			parent, _ := unpaged(pp)
 			h.noteEnd(base, "/", n, refined, parent, pq)
 		}
+		// A path numbered by ids on both sides ("/w/a/rev/5208" →
+		// "/w/a/rev/5190") is a revision's link to another, not a
+		// list's later page: a list's first page has no number, its
+		// second a small one.
+		paging = paging && !(pathPage(pp) >= minID && pathPage(lp) >= minID)
 	}
 	if !refined || !paging || lp != pp && lq != pq {
 		return
@@ -2303,9 +2308,10 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		if f.hintedAway(s) {
 			return true
 		}
-		if len(s.lists) >= manyLists && s.yielded[ClassNext] == 0 && s.fetched[ClassNext] >= coveredRatio {
-			// A taxonomy none of whose many later pages showed
-			// anything new, whatever the host's other lists do.
+		if len(s.lists) >= manyLists && s.fetched[ClassNext] >= coveredRatio && s.yielded[ClassNext]*coveredRatio <= s.fetched[ClassNext] {
+			// A taxonomy whose many later pages showed next to
+			// nothing new (one in coveredRatio, as for covered),
+			// whatever the host's other lists do.
 			return true
 		}
 		if len(s.lists) < manyLists && !s.search && !s.faceted || !h.covered() {
@@ -2326,11 +2332,12 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		// refinement.
 		return true
 	}
-	if c := h.sigRef[s.sig]; c != nil && other >= f.cfg.TrialFree && s.refineYields() == 0 && isActionSig(s.sig) &&
+	if c := h.sigRef[s.sig]; c != nil && (other >= f.cfg.TrialFree || c[1]*f.cfg.PerYield < c[0]) && s.refineYields() == 0 && isActionSig(s.sig) &&
 		c[0]-c[1] >= f.cfg.MinFree+c[1]/f.cfg.PerYield {
 		// The same view in other sections spent a family's budget
 		// together: this section's, if it has not yielded, gets a
-		// trial of its own.
+		// trial of its own, unless the view next to never yielded
+		// anywhere (less than once in PerYield).
 		return true
 	}
 	return other >= free+extra
@@ -2365,6 +2372,19 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
+	if s == nil && class >= ClassRefine {
+		// A view's family not yet tried in this section is judged by
+		// the view's record in the others (sigRef).
+		sig := actionSig(fam)
+		if sig == "" && !strings.ContainsAny(fam, "?;") {
+			sig = viewSig(KeyRequestURI(key))
+		}
+		if sig != "" && h.sigRef[sig] != nil {
+			if s = f.stat(h, fam); s != nil {
+				s.sig = sig
+			}
+		}
+	}
 	if s != nil && (f.hintedAway(s) || !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key))) && f.spent(h, s, class, f.free(h, s)) && !f.catalogue(h, key) {
 		if count {
 			s.refused++

@@ -546,6 +546,46 @@ func TestFamiliesLinkClassIDs(t *testing.T) {
 	}
 }
 
+// TestFamiliesPathIDs: an old revision reached from its history links
+// the revision before it by an id written in the path; that is no
+// filtered list's later page, so the revisions are judged by what they
+// yield, though some show text of their own. A filtered list's pages
+// numbered in the path still are.
+func TestFamiliesPathIDs(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	var revs []string
+	for i, id := range []int{199701, 199687, 199469, 199057, 198934, 198725, 198554, 198083} {
+		page := fmt.Sprintf("http://h/kb/ns/p%d/version/%d", i, id)
+		link := fmt.Sprintf("http://h/kb/ns/p%d/version/%d", i, id-113)
+		if got := f.LinkClass(host, page, ClassRefine, link); got != ClassRefine {
+			t.Fatalf("LinkClass(%s, %s) from a refinement = %d, want a refinement", page, link, got)
+		}
+		revs = append(revs, page)
+	}
+	fetchPages(f, host, revs[:1], ClassRefine, true)
+	fetchPages(f, host, revs[1:7], ClassRefine, false)
+	if fam, spent := f.Spent(host, revs[7], ClassRefine, false); !spent {
+		t.Errorf("revisions, one of seven yielding, not spent (%s)", fam)
+	}
+	// The same links from a list's pages numbered in the path mark its
+	// later pages: they keep going while they yield.
+	g := NewFamilies(FamilyConfig{})
+	var later []string
+	for i := range 8 {
+		page := fmt.Sprintf("http://h/store/b-%d", i)
+		link := page + "/page-2"
+		g.Discovered(host, link)
+		g.LinkClass(host, page, ClassRefine, link)
+		later = append(later, link)
+	}
+	fetchPages(g, host, later[:1], ClassRefine, true)
+	fetchPages(g, host, later[1:7], ClassRefine, false)
+	if fam, spent := g.Spent(host, later[7], ClassRefine, false); spent {
+		t.Errorf("a filtered list's later pages, one yielding, refused (%s)", fam)
+	}
+}
+
 // TestFamiliesLinkClass: a path below the page's is a refinement only
 // when what it adds recurs below several directories of the host.
 func TestFamiliesLinkClass(t *testing.T) {
@@ -1081,12 +1121,23 @@ func TestFamiliesBarrenTaxonomy(t *testing.T) {
 	if !strings.Contains(evidence, "later pages of 16 lists or more, none of 32 yielded") {
 		t.Errorf("the taxonomy's evidence: %q", evidence)
 	}
-	// A taxonomy one of whose later pages yielded keeps them.
+	// One yield in coveredRatio later pages is next to nothing, as for
+	// covered; more keep them.
 	g := laterPagesHost(t, 2)
 	fetchPages(g, host, tags[:1], ClassNext, true)
-	fetchPages(g, host, tags[1:2*coveredRatio], ClassNext, false)
+	fetchPages(g, host, tags[1:coveredRatio-1], ClassNext, false)
+	if _, spent := g.Spent(host, tags[coveredRatio-1], ClassNext, false); spent {
+		t.Errorf("a taxonomy that yielded refused after %d later pages", coveredRatio-1)
+	}
+	fetchPages(g, host, tags[coveredRatio-1:coveredRatio], ClassNext, false)
+	if _, spent := g.Spent(host, tags[coveredRatio], ClassNext, false); !spent {
+		t.Errorf("a taxonomy one of whose %d later pages yielded not refused", coveredRatio)
+	}
+	g = laterPagesHost(t, 2)
+	fetchPages(g, host, tags[:3], ClassNext, true)
+	fetchPages(g, host, tags[3:2*coveredRatio], ClassNext, false)
 	if _, spent := g.Spent(host, tags[2*coveredRatio], ClassNext, false); spent {
-		t.Error("a taxonomy that yielded was refused")
+		t.Errorf("a taxonomy three of whose %d later pages yielded was refused", 2*coveredRatio)
 	}
 }
 
@@ -1481,12 +1532,24 @@ func TestFamiliesViewsPooled(t *testing.T) {
 	if _, spent := f.Spent(host, "http://h/alpha/q9/history", ClassRefine, false); !spent {
 		t.Fatal("a barren family not spent after MinFree pages")
 	}
-	fetchPages(f, host, keys("http://h/beta/p%d/history", 1), ClassRefine, false)
-	if _, spent := f.Spent(host, "http://h/beta/q9/history", ClassRefine, false); spent {
+	// A view that never yielded anywhere is not tried in another
+	// section, where its family has no page yet.
+	if fam, spent := f.Spent(host, "http://h/beta/q9/history", ClassRefine, true); !spent || fam != "/beta/*/history" {
+		t.Errorf("another section's view of a view barren everywhere: %q, %v", fam, spent)
+	}
+	if _, spent := f.Spent(host, "http://h/beta/q9", ClassOther, false); spent {
+		t.Error("an item refused with its barren view")
+	}
+	// One that yielded once gets a trial in each section.
+	y := NewFamilies(FamilyConfig{})
+	fetchPages(y, host, keys("http://h/alpha/p%d/history", 1), ClassRefine, true)
+	fetchPages(y, host, keys("http://h/alpha/r%d/history", 6), ClassRefine, false)
+	fetchPages(y, host, keys("http://h/beta/p%d/history", 1), ClassRefine, false)
+	if _, spent := y.Spent(host, "http://h/beta/q9/history", ClassRefine, false); spent {
 		t.Error("another section's view refused before its trial")
 	}
-	fetchPages(f, host, []string{"http://h/beta/p1/history"}, ClassRefine, false)
-	if _, spent := f.Spent(host, "http://h/beta/q9/history", ClassRefine, false); !spent {
+	fetchPages(y, host, []string{"http://h/beta/p1/history"}, ClassRefine, false)
+	if _, spent := y.Spent(host, "http://h/beta/q9/history", ClassRefine, false); !spent {
 		t.Error("another section's barren view not spent after its trial")
 	}
 	// A view's later pages share the view's budget: after their trial.
