@@ -2089,7 +2089,8 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 		if class == ClassNext && !(p.stat.search && p.stat.faceted) {
 			path, _, _ := strings.Cut(KeyRequestURI(key), "?")
 			p.stat.search = p.stat.search || h.searchPath(path)
-			p.stat.faceted = p.stat.faceted || h.facets[hash(path)] >= 2
+			list, _ := unpaged(path)
+			p.stat.faceted = p.stat.faceted || h.facets[hash(path)] >= 2 || list != path && (h.facets[hash(list)] >= 2 || h.facets[hash(list+"/")] >= 2)
 		}
 		if p.stat.sig == "" && wordParams(key) > 0 {
 			_, p.stat.sig, _ = strings.Cut(p.Family, "?")

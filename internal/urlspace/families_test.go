@@ -1245,6 +1245,24 @@ func TestFamiliesLaterPagesFaceted(t *testing.T) {
 	if _, spent := f.Spent(host, "http://h/news?page=12", ClassNext, false); spent {
 		t.Error("a sorted list's later pages refused")
 	}
+	// The same with the page number written in the path.
+	g := laterPagesHost(t, 0)
+	for _, k := range []string{"http://h/articles/?sec=world", "http://h/articles/?type=report", "http://h/stories/?o=az"} {
+		g.Discovered(host, k)
+	}
+	for _, path := range []string{"http://h/articles/", "http://h/stories/"} {
+		for n := 2; n <= 20; n++ {
+			g.LinkClass(host, path, ClassOther, fmt.Sprintf("%sp/%d/", path, n))
+		}
+	}
+	fetchPages(g, host, keys("http://h/articles/p/%d/", 4), ClassNext, false)
+	if _, spent := g.Spent(host, "http://h/articles/p/10/", ClassNext, false); !spent {
+		t.Error("a faceted list's later pages numbered in the path not refused")
+	}
+	fetchPages(g, host, keys("http://h/stories/p/%d/", 10), ClassNext, false)
+	if _, spent := g.Spent(host, "http://h/stories/p/12/", ClassNext, false); spent {
+		t.Error("a sorted list's later pages numbered in the path refused")
+	}
 }
 
 // TestFamiliesLaterPagesDates: a date's parts linked from its archive
