@@ -32,6 +32,7 @@ type pagePrint struct {
 	outTmpl uint64 // links to URLs of another template than the page's own
 	sketch  linkSketch
 	outs    []uint64 // the hashes of the links that outPath sums, for listVariant; not kept
+	far     []uint64 // those of them to another section of the host than the page's (otherList); not kept
 	pager   uint64   // the links to the page's later pages (numbers added to its own URL), the page's own parameters left out, in any order
 	bits    linkBits
 	ownText bool // the page shows text not seen on the host before (ownText)
@@ -194,10 +195,12 @@ type listEntry struct {
 
 // otherList reports whether a page (p) whose text is near that of the
 // list at key (of the host hashed hk) has too many or too few links
-// elsewhere to be the same document served again: a list of one maker's
+// elsewhere to be the same document served again, or links to other
+// sections of the host that the list does not: a list of one maker's
 // products ("/c/maker/") whose cards' words are the catalogue's
-// ("/c/"), shown in the same chrome. A relative link that serves the page
-// it came from serves as many links, shifted.
+// ("/c/"), shown in the same chrome, with as many cards. A relative link
+// that serves the page it came from serves as many links, shifted below
+// its own path: only its links within the section differ.
 func (d *dupIndex) otherList(hk uint64, key string, p *pagePrint) bool {
 	if p.nOut < 5 {
 		return false
@@ -205,7 +208,31 @@ func (d *dupIndex) otherList(hk uint64, key string, p *pagePrint) bool {
 	d.mu.Lock()
 	e, ok := d.lists.Get(hk ^ hashString(key))
 	d.mu.Unlock()
-	return ok && absDiff(e.nOut, p.nOut) > max(2, p.nOut/8)
+	if !ok {
+		return false
+	}
+	tolerance := max(2, p.nOut/8)
+	if absDiff(e.nOut, p.nOut) > tolerance {
+		return true
+	}
+	miss := 0
+	for _, h := range p.far {
+		if !e.bits.has(h) {
+			miss++
+		}
+	}
+	return miss > tolerance
+}
+
+// firstSegment returns a path's first segment ("browse" for
+// "/browse/blue/"), or "" for the root and files at it.
+func firstSegment(path string) string {
+	path = strings.TrimPrefix(path, "/")
+	seg, _, ok := strings.Cut(path, "/")
+	if !ok {
+		return ""
+	}
+	return seg
 }
 
 func absDiff(a, b int) int {
@@ -562,6 +589,7 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 	p.path = keyPath(own)
 	var order uint64 = fnvOffset
 	ownPath, _, _ := strings.Cut(p.template, "?")
+	ownSec := firstSegment(p.path)
 	_, ownQuery, _ := strings.Cut(own, "?")
 	for i, l := range links {
 		var k string
@@ -593,6 +621,9 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 			}
 			p.outs = append(p.outs, h)
 			p.bits.add(h)
+			if firstSegment(keyPath(k)) != ownSec {
+				p.far = append(p.far, h)
+			}
 		} else if later := laterPage(p.path, ownQuery, k); later != "" {
 			p.pager += simhash.Mix(hashString(later))
 		}

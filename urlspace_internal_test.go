@@ -133,6 +133,22 @@ func TestDupIndex(t *testing.T) {
 	if dup.Kind != urlspace.DupEndless {
 		t.Errorf("the catalogue served again with its relative links shifted: %+v, want endless-path", dup)
 	}
+	// As many links, to other items in another section: a filter most
+	// items' words pass, not the catalogue served again.
+	var all, blue []string
+	for i := range 12 {
+		all = append(all, fmt.Sprintf("/dp/%d", i))
+		blue = append(blue, fmt.Sprintf("/dp/%d", 40+i))
+	}
+	classify("/browse/", print("/browse/", long+" browse", links(append(all, "/about")...)), 0)
+	dup, _ = d.classify(origin, u("/browse/blue/"), print("/browse/blue/", long+" browse blue", links(append(blue, "/about")...)), 0, []string{origin + "/browse/"}, key)
+	if dup.Kind == urlspace.DupEndless {
+		t.Errorf("a list of as many other items near the catalogue's text: %+v, want no endless path", dup)
+	}
+	dup, _ = d.classify(origin, u("/browse/more/"), print("/browse/more/", long+" browse", links(append(all[1:], "/about", "/browse/more/more/")...)), 0, []string{origin + "/browse/"}, key)
+	if dup.Kind != urlspace.DupEndless {
+		t.Errorf("the catalogue again, one item and a link below it changed: %+v, want endless-path", dup)
+	}
 	// Nothing extends the root.
 	classify("/", print("/", long+" home", links("/a")), 0)
 	if k := classify("/a/", print("/a/", long+" home", links("/b")), 0); k == urlspace.DupEndless {
