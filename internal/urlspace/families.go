@@ -1284,6 +1284,43 @@ func actionSig(fam string) string {
 	return "*/" + last
 }
 
+// viewOrIDSig returns a family's signature from one of its URLs (a
+// key): viewSig for a view whose word the host shows as one (viewWord),
+// else idSig, else viewSig.
+func (h *famHost) viewOrIDSig(key string) string {
+	uri := KeyRequestURI(key)
+	path, _, _ := strings.Cut(uri, "?")
+	if _, view := viewOf(path); view != "" && h.viewWord(view) {
+		return viewSig(uri)
+	}
+	if sig := idSig(key); sig != "" {
+		return sig
+	}
+	return viewSig(uri)
+}
+
+// idSig returns, for a URL key whose query parameters all hold ids
+// (numbers of minID or more: "?rev=1696731934", "?oldid=4821"), the
+// signature "#rev" that the families of such URLs in other sections share:
+// old revisions of each namespace's pages. It returns "" for other keys.
+func idSig(key string) string {
+	_, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	if q == "" {
+		return ""
+	}
+	var names []string
+	for part := range strings.SplitSeq(q, "&") {
+		name, v, _ := strings.Cut(part, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < minID || !numeric(v) {
+			return ""
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return "#" + strings.Join(names, "&")
+}
+
 // viewSig is actionSig for a family whose view's word is masked
 // ("/wiki/*/*/*/*"), from one of its URLs (a request URI): the view's
 // word and its numbers ("*/compare/*/*" for "/wiki/a/b/compare/3/4"), or
@@ -2101,8 +2138,10 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 		if p.stat.sig == "" {
 			// A view whose word its family masks, or a view's later
 			// pages ("/w/a/history?start=10": numbers only in the
-			// query), share the view's budget across sections.
-			p.stat.sig = viewSig(KeyRequestURI(key))
+			// query), share the view's budget across sections; so do
+			// old revisions by id ("/Ns/Page?rev=1696731934", whose
+			// page's name is no view's word).
+			p.stat.sig = h.viewOrIDSig(key)
 		}
 		if class >= ClassRefine {
 			h.noteSecRef(p.stat, 0)

@@ -817,6 +817,54 @@ func TestFamiliesTrialBySignature(t *testing.T) {
 	}
 }
 
+// TestFamiliesTrialByIDs: old revisions by id ("?rev=1696731934") in
+// each namespace are one signature: barren in two, a third gets a trial.
+// Small numbers (a list's pages) are no ids.
+func TestFamiliesTrialByIDs(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, sec := range []string{"Alpha", "Beta"} {
+		fetchPages(f, host, keys("http://h/"+sec+"/"+sec+"_page?rev=169673%d000", 6), ClassRefine, false)
+	}
+	fetchPages(f, host, keys("http://h/Gamma/Gamma_page?rev=169673%d000", 2), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/Gamma/Gamma_page?rev=1696739000", ClassRefine, false); !spent {
+		t.Error("a namespace's old revisions not spent after the trial, though barren in two others")
+	}
+	g := NewFamilies(FamilyConfig{})
+	for _, sec := range []string{"Alpha", "Beta"} {
+		fetchPages(g, host, keys("http://h/"+sec+"/"+sec+"_page?p=%d", 6), ClassRefine, false)
+	}
+	fetchPages(g, host, keys("http://h/Gamma/Gamma_page?p=%d", 2), ClassRefine, false)
+	if _, spent := g.Spent(host, "http://h/Gamma/Gamma_page?p=9", ClassRefine, false); spent {
+		t.Error("small numbers pooled as ids")
+	}
+	// A view the host shows as one keeps the view's signature, ids or
+	// not: a quote form is the reply form's.
+	v := NewFamilies(FamilyConfig{})
+	for i := range facetAfter {
+		v.Discovered(host, fmt.Sprintf("http://h/thread/%d-topic/reply", i))
+	}
+	hv := v.mu.hosts.peek(host)
+	if got := hv.viewOrIDSig("http://h/thread/9-topic/reply?quote=5414"); got != "*/reply" {
+		t.Errorf("a view's form with an id: signature %q, want */reply", got)
+	}
+	if got := hv.viewOrIDSig("http://h/Ns/Page?rev=1696731934"); got != "#rev" {
+		t.Errorf("an old revision: signature %q, want #rev", got)
+	}
+	for key, want := range map[string]string{
+		"http://h/Ns/Page?rev=1696731934":         "#rev",
+		"http://h/w?oldid=4821&diff=4833":         "#diff&oldid",
+		"http://h/Ns/Page?rev=12":                 "",
+		"http://h/Ns/Page?rev=1696731934&do=diff": "",
+		"http://h/Ns/Page":                        "",
+		"http://h/Ns/Page?rev=-1696731934":        "",
+	} {
+		if got := idSig(key); got != want {
+			t.Errorf("idSig(%s) = %q, want %q", key, got, want)
+		}
+	}
+}
+
 // TestFamiliesSearch: the results of a site's search (a GET form's
 // action whose own page is the form alone) are refinements wherever they
 // are linked from; a form sent to a page with text of its own (a wiki's
