@@ -1276,40 +1276,38 @@ func TestFamiliesLaterPagesItems(t *testing.T) {
 // (a sort) does not.
 func TestFamiliesLaterPagesFaceted(t *testing.T) {
 	const host = "http://h"
-	f := laterPagesHost(t, 0)
-	for _, k := range []string{"http://h/all?sec=world", "http://h/all?type=report", "http://h/news?o=az", "http://h/news?o=old"} {
-		f.Discovered(host, k)
-	}
-	for _, path := range []string{"http://h/all", "http://h/news"} {
-		for n := 2; n <= 20; n++ {
-			f.LinkClass(host, path, ClassOther, fmt.Sprintf("%s?page=%d", path, n))
+	// The page number in the query, and written in the path.
+	for _, c := range []struct {
+		faceted, sorted string
+		filters         []string
+		page            func(list string, n int) string
+	}{
+		{"http://h/all", "http://h/news", []string{"http://h/all?sec=world", "http://h/all?type=report", "http://h/news?o=az", "http://h/news?o=old"},
+			func(list string, n int) string { return fmt.Sprintf("%s?page=%d", list, n) }},
+		{"http://h/articles/", "http://h/stories/", []string{"http://h/articles/?sec=world", "http://h/articles/?type=report", "http://h/stories/?o=az"},
+			func(list string, n int) string { return fmt.Sprintf("%sp/%d/", list, n) }},
+	} {
+		f := laterPagesHost(t, 0)
+		for _, k := range c.filters {
+			f.Discovered(host, k)
 		}
-	}
-	fetchPages(f, host, keys("http://h/all?page=%d", 4), ClassNext, false)
-	if _, spent := f.Spent(host, "http://h/all?page=10", ClassNext, false); !spent {
-		t.Error("a faceted list's later pages not refused")
-	}
-	fetchPages(f, host, keys("http://h/news?page=%d", 10), ClassNext, false)
-	if _, spent := f.Spent(host, "http://h/news?page=12", ClassNext, false); spent {
-		t.Error("a sorted list's later pages refused")
-	}
-	// The same with the page number written in the path.
-	g := laterPagesHost(t, 0)
-	for _, k := range []string{"http://h/articles/?sec=world", "http://h/articles/?type=report", "http://h/stories/?o=az"} {
-		g.Discovered(host, k)
-	}
-	for _, path := range []string{"http://h/articles/", "http://h/stories/"} {
-		for n := 2; n <= 20; n++ {
-			g.LinkClass(host, path, ClassOther, fmt.Sprintf("%sp/%d/", path, n))
+		for _, list := range []string{c.faceted, c.sorted} {
+			for n := 2; n <= 20; n++ {
+				f.LinkClass(host, list, ClassOther, c.page(list, n))
+			}
 		}
-	}
-	fetchPages(g, host, keys("http://h/articles/p/%d/", 4), ClassNext, false)
-	if _, spent := g.Spent(host, "http://h/articles/p/10/", ClassNext, false); !spent {
-		t.Error("a faceted list's later pages numbered in the path not refused")
-	}
-	fetchPages(g, host, keys("http://h/stories/p/%d/", 10), ClassNext, false)
-	if _, spent := g.Spent(host, "http://h/stories/p/12/", ClassNext, false); spent {
-		t.Error("a sorted list's later pages numbered in the path refused")
+		for n := range 4 {
+			fetchPages(f, host, []string{c.page(c.faceted, n+2)}, ClassNext, false)
+		}
+		if _, spent := f.Spent(host, c.page(c.faceted, 10), ClassNext, false); !spent {
+			t.Errorf("a faceted list's later pages (%s) not refused", c.page(c.faceted, 10))
+		}
+		for n := range 10 {
+			fetchPages(f, host, []string{c.page(c.sorted, n+2)}, ClassNext, false)
+		}
+		if _, spent := f.Spent(host, c.page(c.sorted, 14), ClassNext, false); spent {
+			t.Errorf("a sorted list's later pages (%s) refused", c.page(c.sorted, 14))
+		}
 	}
 }
 
