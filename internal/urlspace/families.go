@@ -2550,7 +2550,11 @@ func (x Family) Evidence() string {
 		if !x.Covered {
 			where = "whatever the site's other lists show"
 		}
-		s += fmt.Sprintf("; later pages of %s, none of %d yielded, %s", what, x.Fetched[ClassNext], where)
+		yielded := "none"
+		if y := x.Yielded[ClassNext]; y > 0 {
+			yielded = fmt.Sprintf("only %d", y)
+		}
+		s += fmt.Sprintf("; later pages of %s, %s of %d yielded, %s", what, yielded, x.Fetched[ClassNext], where)
 	}
 	if x.Hollow > 0 {
 		s += fmt.Sprintf("; %d reached from elsewhere were near-copies of each other", x.Hollow)

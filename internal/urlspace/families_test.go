@@ -1178,8 +1178,13 @@ func TestFamiliesBarrenTaxonomy(t *testing.T) {
 		t.Errorf("a taxonomy that yielded refused after %d later pages", coveredRatio-1)
 	}
 	fetchPages(g, host, tags[coveredRatio-1:coveredRatio], ClassNext, false)
-	if _, spent := g.Spent(host, tags[coveredRatio], ClassNext, false); !spent {
+	if _, spent := g.Spent(host, tags[coveredRatio], ClassNext, true); !spent {
 		t.Errorf("a taxonomy one of whose %d later pages yielded not refused", coveredRatio)
+	}
+	for _, x := range g.Wasteful(host) {
+		if x.Pattern == "/tag/*?page" && !strings.Contains(x.Evidence(), "later pages of 16 lists or more, only 1 of 32 yielded") {
+			t.Errorf("the taxonomy's evidence: %q", x.Evidence())
+		}
 	}
 	g = laterPagesHost(t, 2)
 	fetchPages(g, host, tags[:3], ClassNext, true)
