@@ -2519,6 +2519,12 @@ type Family struct {
 	// Repeats counts its pages reached as later pages that showed the
 	// page they add a number to (Families.Repeats).
 	Repeats int
+	// View names the view its paths end in ("*/history") when the
+	// view's families share a budget across sections, and ViewFetched
+	// and ViewYielded count the view's pages fetched from within their
+	// sections, and yielding, in all of them.
+	View                     string
+	ViewFetched, ViewYielded int
 }
 
 // Evidence says in words what the family's pages yielded.
@@ -2559,6 +2565,9 @@ func (x Family) Evidence() string {
 	if x.Hollow > 0 {
 		s += fmt.Sprintf("; %d reached from elsewhere were near-copies of each other", x.Hollow)
 	}
+	if x.View != "" && x.ViewFetched > inner {
+		s += fmt.Sprintf("; the same view (%s) in all sections: %d of %d yielded", x.View, x.ViewYielded, x.ViewFetched)
+	}
 	switch {
 	case x.HintedAway:
 		s += fmt.Sprintf("; all %d named another URL as canonical (other forms of pages fetched, as the site says)", x.Hinted)
@@ -2589,6 +2598,10 @@ func (f *Families) Wasteful(host string) []Family {
 			LaterSpent: f.spent(h, s, ClassNext, 0), Lists: len(s.lists), Faceted: s.faceted, Search: s.search, Repeats: s.repeats,
 			Covered: h.covered(), HintedAway: f.hintedAway(s),
 			Examples: slices.Clone(s.examples)})
+		if c := h.sigRef[s.sig]; c != nil && isActionSig(s.sig) {
+			x := &out[len(out)-1]
+			x.View, x.ViewFetched, x.ViewYielded = s.sig, c[0], c[1]
+		}
 	}
 	for sec, s := range h.deep {
 		if s.refused == 0 && !f.spentDeep(s) {

@@ -1609,6 +1609,15 @@ func TestFamiliesViewsPooled(t *testing.T) {
 	if _, spent := f.Spent(host, "http://h/beta/q9", ClassOther, false); spent {
 		t.Error("an item refused with its barren view")
 	}
+	evidence := ""
+	for _, x := range f.Wasteful(host) {
+		if x.Pattern == "/beta/*/history" {
+			evidence = x.Evidence()
+		}
+	}
+	if !strings.Contains(evidence, "the same view (*/history) in all sections: 0 of 6 yielded") {
+		t.Errorf("the evidence of a view refused before its first page: %q", evidence)
+	}
 	// One that yielded once gets a trial in each section.
 	y := NewFamilies(FamilyConfig{})
 	fetchPages(y, host, keys("http://h/alpha/p%d/history", 1), ClassRefine, true)
