@@ -1284,9 +1284,29 @@ func actionSig(fam string) string {
 	return "*/" + last
 }
 
-// viewOrIDSig returns a family's signature from one of its URLs (a
-// key): viewSig for a view whose word the host shows as one (viewWord),
-// else idSig, else viewSig.
+// familySig returns the signature (famStat.sig) that a family (fam) shares
+// with families of other sections, from one of its URLs (a key): the
+// names of its query parameters when one has words for values (a sort
+// order, "o&page"); the word its paths end in (actionSig); else
+// viewOrIDSig.
+func (h *famHost) familySig(fam, key string) string {
+	if wordParams(key) > 0 {
+		if _, sig, _ := strings.Cut(fam, "?"); sig != "" {
+			return sig
+		}
+	}
+	if sig := actionSig(fam); sig != "" {
+		return sig
+	}
+	return h.viewOrIDSig(key)
+}
+
+// viewOrIDSig returns a family's signature from one of its URLs (a key):
+// viewSig for a view whose word the host shows as one (viewWord), else
+// idSig, else viewSig. A view whose word its family masks, or a view's
+// later pages ("/w/a/history?start=10": numbers only in the query), share
+// the view's budget across sections; so do old revisions by id
+// ("/Ns/Page?rev=1696731934", whose page's name is no view's word).
 func (h *famHost) viewOrIDSig(key string) string {
 	uri := KeyRequestURI(key)
 	path, _, _ := strings.Cut(uri, "?")
@@ -2129,19 +2149,8 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 			list, _ := unpaged(path)
 			p.stat.faceted = p.stat.faceted || h.facets[hash(path)] >= 2 || list != path && (h.facets[hash(list)] >= 2 || h.facets[hash(list+"/")] >= 2)
 		}
-		if p.stat.sig == "" && wordParams(key) > 0 {
-			_, p.stat.sig, _ = strings.Cut(p.Family, "?")
-		}
 		if p.stat.sig == "" {
-			p.stat.sig = actionSig(p.Family)
-		}
-		if p.stat.sig == "" {
-			// A view whose word its family masks, or a view's later
-			// pages ("/w/a/history?start=10": numbers only in the
-			// query), share the view's budget across sections; so do
-			// old revisions by id ("/Ns/Page?rev=1696731934", whose
-			// page's name is no view's word).
-			p.stat.sig = h.viewOrIDSig(key)
+			p.stat.sig = h.familySig(p.Family, key)
 		}
 		if class >= ClassRefine {
 			h.noteSecRef(p.stat, 0)
@@ -2412,14 +2421,10 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 	}
 	fam := f.family(h, key)
 	s := h.fams[fam]
-	if s == nil && class >= ClassRefine {
+	if s == nil && class >= ClassRefine && !strings.ContainsAny(fam, "?;") {
 		// A view's family not yet tried in this section is judged by
 		// the view's record in the others (sigRef).
-		sig := actionSig(fam)
-		if sig == "" && !strings.ContainsAny(fam, "?;") {
-			sig = viewSig(KeyRequestURI(key))
-		}
-		if sig != "" && h.sigRef[sig] != nil {
+		if sig := h.familySig(fam, key); sig != "" && h.sigRef[sig] != nil {
 			if s = f.stat(h, fam); s != nil {
 				s.sig = sig
 			}
@@ -2593,15 +2598,15 @@ func (f *Families) Wasteful(host string) []Family {
 		if s.refused == 0 && other < f.cfg.MinFree && s.hollow-s.hollowY < f.cfg.HollowFree {
 			continue
 		}
-		out = append(out, Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
+		x := Family{Pattern: name, Fetched: s.fetched, Yielded: s.yielded, Refused: s.refused,
 			Hinted: s.hinted, Hollow: s.hollow, Spent: f.spent(h, s, ClassRefine, f.free(h, s)) || f.spent(h, s, ClassOther, 0),
 			LaterSpent: f.spent(h, s, ClassNext, 0), Lists: len(s.lists), Faceted: s.faceted, Search: s.search, Repeats: s.repeats,
 			Covered: h.covered(), HintedAway: f.hintedAway(s),
-			Examples: slices.Clone(s.examples)})
+			Examples: slices.Clone(s.examples)}
 		if c := h.sigRef[s.sig]; c != nil && isActionSig(s.sig) {
-			x := &out[len(out)-1]
 			x.View, x.ViewFetched, x.ViewYielded = s.sig, c[0], c[1]
 		}
+		out = append(out, x)
 	}
 	for sec, s := range h.deep {
 		if s.refused == 0 && !f.spentDeep(s) {

@@ -65,6 +65,17 @@ func fetchPages(f *Families, host string, keys []string, class int, yield bool) 
 	}
 }
 
+// wastefulFamily returns f's family of host named pattern among those
+// Wasteful reports, or nil.
+func wastefulFamily(f *Families, host, pattern string) *Family {
+	for _, x := range f.Wasteful(host) {
+		if x.Pattern == pattern {
+			return &x
+		}
+	}
+	return nil
+}
+
 func keys(format string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -496,12 +507,7 @@ func TestFamiliesRepeats(t *testing.T) {
 		if yields {
 			continue
 		}
-		var fam *Family
-		for _, x := range f.Wasteful(host) {
-			if x.Pattern == "/p/*?add" {
-				fam = &x
-			}
-		}
+		fam := wastefulFamily(f, host, "/p/*?add")
 		if fam == nil || !strings.Contains(fam.Evidence(), "4 reached as later pages showed the page they add a number to") {
 			t.Errorf("Wasteful: the forms' family is %+v", fam)
 		} else {
@@ -1085,12 +1091,7 @@ func TestFamiliesLaterPages(t *testing.T) {
 	if _, spent := f.Spent(host, "http://h/section/food?page=9", ClassNext, false); spent {
 		t.Error("a main list's later page was refused")
 	}
-	var tagFam *Family
-	for _, x := range f.Wasteful(host) {
-		if x.Pattern == "/tag/*?page" {
-			tagFam = &x
-		}
-	}
+	tagFam := wastefulFamily(f, host, "/tag/*?page")
 	if tagFam == nil || !tagFam.LaterSpent || tagFam.Refused != 1 ||
 		!strings.Contains(tagFam.Evidence(), "later pages of 16 lists or more, none of 4 yielded") {
 		t.Errorf("Wasteful: the taxonomy's family is %+v", tagFam)
@@ -1160,14 +1161,8 @@ func TestFamiliesBarrenTaxonomy(t *testing.T) {
 	if _, spent := f.Spent(host, "http://h/section/food?page=9", ClassNext, false); spent {
 		t.Error("a main list's later page was refused")
 	}
-	evidence := ""
-	for _, x := range f.Wasteful(host) {
-		if x.Pattern == "/tag/*?page" {
-			evidence = x.Evidence()
-		}
-	}
-	if !strings.Contains(evidence, "later pages of 16 lists or more, none of 32 yielded") {
-		t.Errorf("the taxonomy's evidence: %q", evidence)
+	if x := wastefulFamily(f, host, "/tag/*?page"); x == nil || !strings.Contains(x.Evidence(), "later pages of 16 lists or more, none of 32 yielded") {
+		t.Errorf("the taxonomy's family: %+v", x)
 	}
 	// One yield in coveredRatio later pages is next to nothing, as for
 	// covered; more keep them.
@@ -1181,10 +1176,8 @@ func TestFamiliesBarrenTaxonomy(t *testing.T) {
 	if _, spent := g.Spent(host, tags[coveredRatio], ClassNext, true); !spent {
 		t.Errorf("a taxonomy one of whose %d later pages yielded not refused", coveredRatio)
 	}
-	for _, x := range g.Wasteful(host) {
-		if x.Pattern == "/tag/*?page" && !strings.Contains(x.Evidence(), "later pages of 16 lists or more, only 1 of 32 yielded") {
-			t.Errorf("the taxonomy's evidence: %q", x.Evidence())
-		}
+	if x := wastefulFamily(g, host, "/tag/*?page"); x == nil || !strings.Contains(x.Evidence(), "later pages of 16 lists or more, only 1 of 32 yielded") {
+		t.Errorf("the taxonomy's family: %+v", x)
 	}
 	g = laterPagesHost(t, 2)
 	fetchPages(g, host, tags[:3], ClassNext, true)
@@ -1609,14 +1602,8 @@ func TestFamiliesViewsPooled(t *testing.T) {
 	if _, spent := f.Spent(host, "http://h/beta/q9", ClassOther, false); spent {
 		t.Error("an item refused with its barren view")
 	}
-	evidence := ""
-	for _, x := range f.Wasteful(host) {
-		if x.Pattern == "/beta/*/history" {
-			evidence = x.Evidence()
-		}
-	}
-	if !strings.Contains(evidence, "the same view (*/history) in all sections: 0 of 6 yielded") {
-		t.Errorf("the evidence of a view refused before its first page: %q", evidence)
+	if x := wastefulFamily(f, host, "/beta/*/history"); x == nil || !strings.Contains(x.Evidence(), "the same view (*/history) in all sections: 0 of 6 yielded") {
+		t.Errorf("the family of a view refused before its first page: %+v", x)
 	}
 	// One that yielded once gets a trial in each section.
 	y := NewFamilies(FamilyConfig{})
