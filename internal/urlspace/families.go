@@ -1007,7 +1007,10 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs
 		}
 		h.paged[hash(strings.TrimSuffix(listPath, "/"))] = struct{}{}
 	}
-	if plain && lp != pp && pathPage(lp) >= 3 {
+	// A list that goes to a third page counts for its section
+	// (listSec) whether narrowed in its path or in its query (a tag's,
+	// an author's): either lists the host's items.
+	if !date && lp != pp && pathPage(lp) >= 3 {
 		h.noteListSec(listPath)
 	}
 	paging := true
@@ -1040,7 +1043,7 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs
 		if r.ids() {
 			idLike++
 		}
-		if plain && paging && (r.min <= 2 && n >= 3 || r.min > 2 && n >= 2*r.min) {
+		if !date && paging && (r.min <= 2 && n >= 3 || r.min > 2 && n >= 2*r.min) {
 			h.noteListSec(listPath)
 		}
 		if !paging || r.min > 2 {

@@ -1485,11 +1485,39 @@ func TestFamiliesCatalogue(t *testing.T) {
 			t.Errorf("%s taken for the catalogue's", k)
 		}
 	}
-	// A list in another section that goes to a third page: the host's
-	// items are listed there too, and the catalogue is one list of many.
-	f.LinkClass(host, "http://h/journal/", ClassOther, "http://h/journal/page/3/")
-	if _, spent := f.Spent(host, "http://h/shop?motif=tartan&p=2", ClassRefine, false); !spent {
-		t.Error("a barren one-value list's later page kept its budget on a host with lists in two sections")
+}
+
+// TestFamiliesCatalogueBeside: a list in another section that goes to a
+// third page, paged in its path or narrowed in its query (a tag's, an
+// author's), lists the host's items too: the faceted list is one list of
+// many, no catalogue, and its barren one-value lists keep no budget. A
+// later page of the faceted list itself, or a second page elsewhere,
+// changes nothing.
+func TestFamiliesCatalogueBeside(t *testing.T) {
+	const host = "http://h"
+	for _, c := range []struct {
+		page   string
+		links  []string
+		beside bool
+	}{
+		{"http://h/journal/", []string{"http://h/journal/page/2/", "http://h/journal/page/3/"}, true},
+		{"http://h/keywords?tag=stew", []string{"http://h/keywords?tag=stew&page=2", "http://h/keywords?tag=stew&page=3"}, true},
+		{"http://h/author.php?uid=4", []string{"http://h/author.php?uid=4&offset=24", "http://h/author.php?uid=4&offset=48"}, true},
+		{"http://h/shop?color=red", []string{"http://h/shop?color=red&p=2", "http://h/shop?color=red&p=3"}, false},
+		{"http://h/keywords?tag=stew", []string{"http://h/keywords?tag=stew&page=2"}, false},
+	} {
+		f := shopHost(t, 0)
+		var barren []string
+		for _, v := range []string{"camo", "plain", "checked", "dots", "stripes", "paisley"} {
+			barren = append(barren, "http://h/shop?motif="+v, "http://h/shop?motif="+v+"&p=2")
+		}
+		fetchPages(f, host, barren, ClassRefine, false)
+		for _, link := range c.links {
+			f.LinkClass(host, c.page, ClassOther, link)
+		}
+		if _, spent := f.Spent(host, "http://h/shop?motif=tartan&p=2", ClassRefine, false); spent != c.beside {
+			t.Errorf("with %s linked from %s, a barren one-value list's later page spent = %v, want %v", c.links, c.page, spent, c.beside)
+		}
 	}
 }
 
