@@ -369,9 +369,10 @@ func (c *Crawler) familySpent(item *frontier.Item, u *url.URL, count bool) bool 
 	if item.Depth == 0 || item.Kind != "" || c.cfg.Continuous {
 		return false
 	}
-	class := classOf(item)
 	_, drop := c.keyFunc(u)
-	family, spent := c.space.families.Spent(urlnorm.HostKey(u), urlnorm.Key(u, drop), class, count)
+	host, key := urlnorm.HostKey(u), urlnorm.Key(u, drop)
+	class := c.space.families.Reclass(host, key, classOf(item))
+	family, spent := c.space.families.Spent(host, key, class, count)
 	if spent && count {
 		c.cfg.Logger.Debug("URL of a spent family not fetched", "url", item.URL, "family", family)
 		c.stats.update(func(s *Summary) { s.TrapsRefused++ })
@@ -607,7 +608,8 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	}
 	if !refresh {
 		variant := canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(res.URL) && keyOf(canonical) != keyOf(res.URL)
-		page, yielded := c.pageFamily(res.URL, keyOf(res.URL), classOf(item), novel, total, variant)
+		key := keyOf(res.URL)
+		page, yielded := c.pageFamily(res.URL, key, c.space.families.Reclass(urlnorm.HostKey(res.URL), key, classOf(item)), novel, total, variant)
 		if variant {
 			c.space.families.Hinted(page)
 		}

@@ -89,9 +89,9 @@ func genSeeds(def ...int64) []int64 {
 //
 // The goal is every real page fetched with at most 1.2 requests per real
 // page; GENTLECRAWL_GEN_STRICT=1 holds the crawl to it. The crawler does
-// not meet it on every web yet (BENCHMARKS.md, "The URL space": no page
-// lost on 480 webs, twelve above 1.2, none above 1.6), so by default the
-// test holds it to every real page and at most 2 requests per real page:
+// not meet it on every web yet (BENCHMARKS.md, "The URL space", says on
+// how many it does), so by default the test holds it to every real page
+// and at most 2 requests per real page:
 // a lost page, or a family let loose, fails.
 // GENTLECRAWL_GEN_SEEDS=N runs seeds 1..N of each kind (F..F+N-1 with
 // GENTLECRAWL_GEN_FROM=F); under -race, by default, only seed 1 runs.

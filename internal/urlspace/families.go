@@ -1869,10 +1869,20 @@ func (f *Families) viewLink(host, pageKey, linkKey string, class int) bool {
 		}
 		lview = v
 	}
+	if strings.ContainsAny(lview, ".;") {
+		return false
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mu.hosts.peek(host)
-	if h == nil || !h.viewWord(view) || strings.ContainsAny(lview, ".;") {
+	return h != nil && f.shownView(h, item, view)
+}
+
+// shownView reports whether the host shows view as a view of item
+// (viewOf): a word it shows below several directories (viewWord), at a
+// position below the item where it shows few words.
+func (f *Families) shownView(h *famHost, item, view string) bool {
+	if !h.viewWord(view) {
 		return false
 	}
 	prefix := "/"
@@ -1881,6 +1891,37 @@ func (f *Families) viewLink(host, pageKey, linkKey string, class int) bool {
 	}
 	w := h.width[prefix]
 	return w == nil || !w.wide
+}
+
+// Reclass returns the class a queued URL of host (its key), queued by a
+// link of class class, is judged and charged as when it is fetched. A
+// link from another section (ClassOther) to what the host has shown
+// since to be a view of an item ("/ns/a/history", "/ns/a/diff/812/815":
+// shownView, numbers after the view ids, not a list's page numbers) is
+// a refinement, as the same view linked from within its section is: a
+// wiki's recent changes link histories and diffs from its home page, and
+// an item's first views are linked before the host has shown them as
+// views. Other classes are kept.
+func (f *Families) Reclass(host, key string, class int) int {
+	if class != ClassOther {
+		return class
+	}
+	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
+	item, view := viewOf(path)
+	if view == "" {
+		return class
+	}
+	for _, seg := range strings.Split(strings.Trim(path[len(item)+len(view):], "/"), "/") {
+		if n, err := strconv.ParseInt(seg, 10, 64); seg != "" && (err != nil || n < minID) {
+			return class
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if h := f.mu.hosts.peek(host); h != nil && f.shownView(h, item, view) {
+		return ClassRefine
+	}
+	return class
 }
 
 // pathPager reports whether path is item, then view, then one number.

@@ -1923,3 +1923,45 @@ func TestFamiliesTagged(t *testing.T) {
 		t.Error("a mark beyond the bound was followed")
 	}
 }
+
+// TestFamiliesReclass: a link from another section to what the host has
+// since shown to be a view of an item is judged as a refinement; a word
+// the host does not show as a view, a list's page number written after
+// a word, a word at a position where the host shows many (a module of a
+// documentation), and links of other classes keep their class.
+func TestFamiliesReclass(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, sec := range []string{"alpha", "beta", "gamma"} {
+		for _, k := range []string{"/p1/history", "/p1/diff/81234/81240", "/page/2/", "/p1/talk"} {
+			f.Discovered(host, "http://h/"+sec+k)
+		}
+	}
+	for _, crate := range []string{"std", "core", "alloc"} {
+		for i := range 40 {
+			f.Discovered(host, fmt.Sprintf("http://h/%s/mod%c%c/", crate, 'a'+i%26, 'a'+i/26))
+		}
+	}
+	for key, want := range map[string]int{
+		"http://h/delta/p9/history":             ClassRefine,
+		"http://h/delta/p9/diff/81700/81745":    ClassRefine,
+		"http://h/delta/p9/history?pagenum=2":   ClassRefine,
+		"http://h/delta/p9/changes":             ClassOther, // not shown as a view
+		"http://h/delta/page/3/":                ClassOther, // a list's page
+		"http://h/std/modaa/":                   ClassOther, // a module among many
+		"http://h/delta/p9":                     ClassOther,
+		"http://h/delta/p9/diff/81700/81745.js": ClassOther,
+	} {
+		if got := f.Reclass(host, key, ClassOther); got != want {
+			t.Errorf("Reclass(%s, ClassOther) = %d, want %d", key, got, want)
+		}
+	}
+	for _, class := range []int{ClassNext, ClassRefine, ClassHinted} {
+		if got := f.Reclass(host, "http://h/delta/p9/history", class); got != class {
+			t.Errorf("Reclass(history, %d) = %d", class, got)
+		}
+	}
+	if got := f.Reclass("http://other", "http://other/delta/p9/history", ClassOther); got != ClassOther {
+		t.Errorf("Reclass on a host with no record = %d", got)
+	}
+}
