@@ -1068,7 +1068,9 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs
 		// second a small one.
 		paging = paging && !(pathPage(pp) >= minID && pathPage(lp) >= minID)
 	}
-	if !refined || !paging || lp != pp && lq != pq {
+	if !refined || !paging || lp != pp && lq != pq || changed == 0 && pathPage(lp) == 0 {
+		// (A link that changes no number, a later page's link back
+		// to its list's first page, shows no later page's shape.)
 		return
 	}
 	if h.later == nil {

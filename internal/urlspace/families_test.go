@@ -1965,3 +1965,32 @@ func TestFamiliesReclass(t *testing.T) {
 		t.Errorf("Reclass on a host with no record = %d", got)
 	}
 }
+
+// TestFamiliesFirstPageLink: a filtered list's later page links its
+// first page, with no number: that link shows no later page's shape, so
+// the filtered lists themselves (tag intersections) stay judged by what
+// they yield; the link to its next page does show it.
+func TestFamiliesFirstPageLink(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	for _, tag := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+		f.Discovered(host, "http://h/subject/"+tag+"/")
+	}
+	for _, link := range []string{"http://h/subject/a+b/", "http://h/subject/a+b/?start=30"} {
+		f.Discovered(host, link)
+		f.LinkClass(host, "http://h/subject/a+b/?start=15", ClassRefine, link)
+	}
+	h := f.mu.hosts.peek(host)
+	if _, ok := h.later[hash(laterShape("/subject/c+d/?start=15"))]; !ok {
+		t.Error("a filtered list's link to its next page marked no later page's shape")
+	}
+	var lists []string
+	for _, v := range []string{"c+d", "c+e", "d+e", "d+f", "e+f", "e+g", "f+g", "f+h"} {
+		lists = append(lists, "http://h/subject/"+v+"/")
+	}
+	fetchPages(f, host, lists[:1], ClassRefine, true)
+	fetchPages(f, host, lists[1:7], ClassRefine, false)
+	if fam, spent := f.Spent(host, lists[7], ClassRefine, false); !spent {
+		t.Errorf("barren tag intersections, one of seven yielding, not spent (%s): taken for a filtered list's later pages", fam)
+	}
+}
