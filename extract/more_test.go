@@ -213,7 +213,8 @@ func TestXRobotsTag(t *testing.T) {
 func TestText(t *testing.T) {
 	body := `<html><head><title>T&amp;itle</title><style>p{}</style><script>var x="<p>no</p>";</script></head>` +
 		`<body><p>Hello <b>wor</b>ld</p><div>next&nbsp;one</div><noscript>hidden</noscript>` +
-		`<template><p>tpl</p></template><ul><li>a</li><li>b</li></ul>  end </body></html>`
+		`<template><p>tpl</p></template><ul><li>a</li><li>b</li></ul>  end ` +
+		`<form><textarea name="wikitext">[[Page|a page]] &amp; its source</textarea></form></body></html>`
 	got, err := Text([]byte(body))
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,9 @@ func Text(body []byte) ([]byte, error) {
 // near-duplicate detection: the text of the page without markup,
 // entities decoded, runs of white space collapsed to one space, and
 // nothing of <script>, <style>, <template>, <noscript>, <iframe>,
-// <noembed>, <noframes> or <svg>; <title> counts. Block-level
+// <noembed>, <noframes> or <svg>, nor of <textarea>, a form's field (an
+// edit form's copy of a page's source, in markup of its own, is no text
+// of the page it is on); <title> counts. Block-level
 // tags separate words with a newline instead, so that the text's lines
 // are the page's blocks; inline ones (<b>, <a>, <span>, ...) do not
 // separate words.
@@ -300,7 +302,7 @@ func appendEntity(dst, ref []byte) []byte {
 
 func hidden(name []byte) bool {
 	switch string(name) {
-	case "script", "style", "template", "noscript", "iframe", "noembed", "noframes", "svg":
+	case "script", "style", "template", "noscript", "iframe", "noembed", "noframes", "svg", "textarea":
 		return true
 	}
 	return false
