@@ -825,7 +825,23 @@ func (h *famHost) noteSecRef(s *famStat, i int) {
 	countRef(&h.secRef, s.sec, i)
 	if isActionSig(s.sig) {
 		countRef(&h.sigRef, s.sig, i)
+		if h.shownSig(s.sig) {
+			countRef(&h.sigRef, allViews, i)
+		}
 	}
+}
+
+// allViews is the key in famHost.sigRef under which the host's views,
+// all of them, are counted together: those whose word the host shows
+// below several directories (shownSig).
+const allViews = "*/*"
+
+// shownSig reports whether a view's signature ("*/history",
+// "*/compare/*/*") names a word the host shows as a view (viewWord), not
+// an item's name (a page's own later pages, "*/Some_page").
+func (h *famHost) shownSig(sig string) bool {
+	word, _, _ := strings.Cut(strings.TrimPrefix(sig, "*/"), "/")
+	return isActionSig(sig) && h.viewWord(word)
 }
 
 // countRef adds one to (*m)[k][i], keeping at most maxSecRef keys.
@@ -1898,7 +1914,7 @@ func (f *Families) shownView(h *famHost, item, view string) bool {
 // Reclass returns the class a queued URL of host (its key), queued by a
 // link of class class, is judged and charged as when it is fetched. A
 // link from another section (ClassOther) to what the host has shown
-// since to be a view of an item ("/ns/a/history", "/ns/a/diff/812/815":
+// since to be a view of an item ("/ns/a/history", "/ns/a/diff/8120/8153":
 // shownView, numbers after the view ids, not a list's page numbers) is
 // a refinement, as the same view linked from within its section is: a
 // wiki's recent changes link histories and diffs from its home page, and
@@ -2433,6 +2449,14 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		// together: this section's, if it has not yielded, gets a
 		// trial of its own, unless the view next to never yielded
 		// anywhere (less than once in PerYield).
+		return true
+	}
+	if c, a := h.sigRef[s.sig], h.sigRef[allViews]; c != nil && a != nil && h.shownSig(s.sig) && s.refineYields() == 0 &&
+		c[1] == 0 && c[0] >= f.cfg.TrialFree && a[0] >= 2*f.cfg.MinFree && a[1]*f.cfg.PerYield < a[0] {
+		// A view that never yielded anywhere, on a host whose views,
+		// all of them, next to never did (less than once in
+		// PerYield, over twice MinFree pages): the view gets a trial
+		// of its own across sections, not a budget.
 		return true
 	}
 	return other >= free+extra

@@ -1994,3 +1994,39 @@ func TestFamiliesFirstPageLink(t *testing.T) {
 		t.Errorf("barren tag intersections, one of seven yielding, not spent (%s): taken for a filtered list's later pages", fam)
 	}
 }
+
+// TestFamiliesViewsAll: on a host whose views, all of them, next to never
+// yielded, a view that never yielded gets a trial of two pages across
+// sections, not a budget of its own; one that yielded, or any view on a
+// host whose views yield, keeps its budget.
+func TestFamiliesViewsAll(t *testing.T) {
+	const host = "http://h"
+	setup := func(yields bool) *Families {
+		f := NewFamilies(FamilyConfig{})
+		for _, sec := range []string{"alpha", "beta", "gamma"} {
+			for _, v := range []string{"info", "raw", "backlinks", "source"} {
+				f.Discovered(host, "http://h/"+sec+"/p0/"+v)
+			}
+		}
+		for _, v := range []string{"info", "raw", "backlinks"} {
+			fetchPages(f, host, keys("http://h/alpha/p%d/"+v, 2), ClassRefine, yields)
+			fetchPages(f, host, keys("http://h/beta/p%d/"+v, 2), ClassRefine, false)
+		}
+		return f
+	}
+	f := setup(false)
+	fetchPages(f, host, keys("http://h/alpha/p%d/source", 1), ClassRefine, false)
+	if _, spent := f.Spent(host, "http://h/beta/p7/source", ClassRefine, false); spent {
+		t.Error("a view refused before its trial of two")
+	}
+	fetchPages(f, host, keys("http://h/beta/p%d/source", 1), ClassRefine, false)
+	if fam, spent := f.Spent(host, "http://h/gamma/p7/source", ClassRefine, false); !spent {
+		t.Errorf("a barren view on a host whose views are all barren not spent after its trial (%s)", fam)
+	}
+	g := setup(true)
+	fetchPages(g, host, keys("http://h/alpha/p%d/source", 1), ClassRefine, false)
+	fetchPages(g, host, keys("http://h/beta/p%d/source", 1), ClassRefine, false)
+	if fam, spent := g.Spent(host, "http://h/gamma/p7/source", ClassRefine, false); spent {
+		t.Errorf("a view refused after two pages on a host whose views yield (%s)", fam)
+	}
+}
