@@ -25,18 +25,7 @@ func genCrawl(t *testing.T, kind gensite.Kind, seed int64) (real, found, request
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	host := "site.test"
-	sum = crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
-		JobDir: t.TempDir(), Seeds: []string{"http://" + host + "/"}, Delay: time.Millisecond, Workers: 4,
-		ConnectTo: crawltest.ConnectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
-	})
+	sum = crawlSite(t, site, 4)
 	seen := map[string]bool{}
 	byFamily = map[string]int{}
 	examples := map[string][]string{}
@@ -63,6 +52,24 @@ func genCrawl(t *testing.T, kind gensite.Kind, seed int64) (real, found, request
 		}
 	}
 	return len(want), found, len(reqs), byFamily, sum, missed
+}
+
+// crawlSite serves a site on a loopback port and crawls it, with
+// workers workers, from http://site.test/; it returns the crawl's summary
+// once the crawl is over and the server closed.
+func crawlSite(t *testing.T, site http.Handler, workers int) *gentlecrawl.Summary {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	return crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
+		JobDir: t.TempDir(), Seeds: []string{"http://site.test/"}, Delay: time.Millisecond, Workers: workers,
+		ConnectTo: crawltest.ConnectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
+	})
 }
 
 // genSeeds returns the seeds to run: a few by default, 1..N with

@@ -3,15 +3,11 @@ package urlspace_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	gentlecrawl "github.com/gentlecrawl/gentlecrawl"
-	"github.com/gentlecrawl/gentlecrawl/internal/crawltest"
 )
 
 // recentWiki is a small wiki written here, not by gensite: namespaces of
@@ -142,20 +138,13 @@ func (w *recentWiki) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 func TestRecentChangesViews(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		w := newRecentWiki(seed)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := &http.Server{Handler: w}
-		go srv.Serve(ln)
-		crawltest.MustCrawl(t, t.Context(), gentlecrawl.Config{
-			JobDir: t.TempDir(), Seeds: []string{"http://wiki.test/"}, Delay: time.Millisecond, Workers: 2,
-			ConnectTo: crawltest.ConnectTo("::" + ln.Addr().String()), AllowPrivateNetworks: true,
-		})
-		srv.Close()
+		crawlSite(t, w, 2)
+		w.mu.Lock()
+		reqs := slices.Clone(w.reqs)
+		w.mu.Unlock()
 		fetched := map[string]bool{}
 		views := 0
-		for _, r := range w.reqs {
+		for _, r := range reqs {
 			fetched[r] = true
 			if strings.Count(r, "/") > 2 {
 				views++
@@ -170,7 +159,7 @@ func TestRecentChangesViews(t *testing.T) {
 			}
 		}
 		linked := 2 * w.recent * len(w.ns) // the recent changes' histories and diffs
-		t.Logf("seed %d: %d requests, %d of them views; %d real pages missed", seed, len(w.reqs), views, missed)
+		t.Logf("seed %d: %d requests, %d of them views; %d real pages missed", seed, len(reqs), views, missed)
 		if missed > 0 {
 			t.Errorf("seed %d: %d real pages never fetched", seed, missed)
 		}

@@ -438,6 +438,9 @@ type famHost struct {
 	// every section (a wiki's histories, one family per namespace).
 	secRef map[string]*[2]int
 	sigRef map[string]*[2]int
+	// views counts the same for the host's views all together, those
+	// whose word it shows below several directories (shownSig).
+	views [2]int
 	// facets counts, by path, the parameter names seen with words for
 	// values: a list narrowed by two or more kinds of filter is faceted.
 	facets map[uint64]uint8
@@ -826,15 +829,10 @@ func (h *famHost) noteSecRef(s *famStat, i int) {
 	if isActionSig(s.sig) {
 		countRef(&h.sigRef, s.sig, i)
 		if h.shownSig(s.sig) {
-			countRef(&h.sigRef, allViews, i)
+			h.views[i]++
 		}
 	}
 }
-
-// allViews is the key in famHost.sigRef under which the host's views,
-// all of them, are counted together: those whose word the host shows
-// below several directories (shownSig).
-const allViews = "*/*"
 
 // shownSig reports whether a view's signature ("*/history",
 // "*/compare/*/*") names a word the host shows as a view (viewWord), not
@@ -2451,7 +2449,7 @@ func (f *Families) spent(h *famHost, s *famStat, class, free int) bool {
 		// anywhere (less than once in PerYield).
 		return true
 	}
-	if c, a := h.sigRef[s.sig], h.sigRef[allViews]; c != nil && a != nil && h.shownSig(s.sig) && s.refineYields() == 0 &&
+	if c, a := h.sigRef[s.sig], h.views; c != nil && h.shownSig(s.sig) && s.refineYields() == 0 &&
 		c[1] == 0 && c[0] >= f.cfg.TrialFree && a[0] >= 2*f.cfg.MinFree && a[1]*f.cfg.PerYield < a[0] {
 		// A view that never yielded anywhere, on a host whose views,
 		// all of them, next to never did (less than once in
