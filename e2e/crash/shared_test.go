@@ -38,18 +38,18 @@ func TestSharedFrontier(t *testing.T) {
 		leaseTTL   = 2 * time.Second
 	)
 	// Two hosts of the plain profile have more pages and two outages
-	// that answer 503 (or 429) with Retry-After: 2, an early one (on an
-	// idle machine the crawl was done with both hosts before a single
-	// window at 2 s) and a later one for a slow start. More windows make
+	// that answer 503 (or 429) with Retry-After: 2, counted from each
+	// host's first request, so that a slow start on a loaded machine
+	// cannot miss them: an early one and a later one. More windows make
 	// the refusals go on, and the host-load backoff with them: minutes.
-	// The first host's first outage is there from the start, so that its
-	// robots.txt is refused with a Retry-After: it must be asked again
-	// when the server said, by whichever process, and the host crawled.
-	began := time.Now()
+	// The first host's first outage opens with its first request, so
+	// that its robots.txt is refused with a Retry-After: it must be asked
+	// again when the server said, by whichever process, and the host
+	// crawled.
 	outages := func(status int, at ...time.Duration) []simweb.Outage {
 		var os []simweb.Outage
 		for _, a := range at {
-			os = append(os, simweb.Outage{Start: began.Add(a), Duration: 700 * time.Millisecond, Status: status, RetryAfter: retryAfter})
+			os = append(os, simweb.Outage{After: a, Duration: 700 * time.Millisecond, Status: status, RetryAfter: retryAfter})
 		}
 		return os
 	}

@@ -356,6 +356,36 @@ func TestOutageThroughHandler(t *testing.T) {
 	})
 }
 
+// TestOutageAfterFirst: a window with no Start opens After the host's
+// first request, however late that came, and each host keeps its own.
+func TestOutageAfterFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		w := newWeb(t, Config{Hosts: 2, HostOptions: func(int, string) HostOptions {
+			return HostOptions{Outages: []Outage{
+				{Duration: time.Second, Status: 429},
+				{After: 5 * time.Second, Duration: time.Second},
+			}}
+		}})
+		check := func(at time.Duration, url string, status int) {
+			t.Helper()
+			time.Sleep(t0.Add(at).Sub(time.Now()))
+			if resp := do(w, "GET", url); resp.StatusCode != status {
+				t.Errorf("%v %s: %d, want %d", at, url, resp.StatusCode, status)
+			}
+		}
+		// a.test is first asked at 1 min, b.test at 2 min.
+		check(time.Minute, "http://a.test/robots.txt", 429)
+		check(time.Minute+time.Second-time.Nanosecond, "http://a.test/", 429)
+		check(time.Minute+time.Second, "http://a.test/", 200)
+		check(time.Minute+5*time.Second, "http://a.test/", 503)
+		check(time.Minute+6*time.Second, "http://a.test/", 200)
+		check(2*time.Minute, "http://b.test/", 429)
+		check(2*time.Minute+5*time.Second, "http://b.test/", 503)
+		check(2*time.Minute+6*time.Second, "http://b.test/", 200)
+	})
+}
+
 func TestRetryAfterDate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond) // not on a whole second
@@ -431,6 +461,7 @@ func TestHostOptionsErrors(t *testing.T) {
 		{Outages: []Outage{{Duration: 0}}},
 		{Outages: []Outage{{Duration: time.Second, Status: 302}}},
 		{Outages: []Outage{{Duration: time.Second, RetryAfter: -1}}},
+		{Outages: []Outage{{Duration: time.Second, After: -1}}},
 	} {
 		_, err := New(Config{Hosts: 3, HostOptions: func(int, string) HostOptions { return o }})
 		if !errors.Is(err, errConfig) {

@@ -52,7 +52,8 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) time.Duration {
 		writeSmall(rw, r, http.StatusMisdirectedRequest, "text/plain; charset=utf-8", "misdirected request: "+h.Name+" is served on "+assigned+"\n")
 		return 0
 	}
-	if o, ok := activeOutage(h.opts.Outages, w.cfg.Now()); ok {
+	now := w.cfg.Now()
+	if o, ok := activeOutage(h.opts.Outages, now, h.firstRequest(now)); ok {
 		w.refuse(rw, r, h, o.Status, o.RetryAfter, "outage")
 		return 0
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // Outage is a scripted window [Start, Start+Duration) on the Web's clock
-// (Config.Now) during which a host answers every request at once, robots.txt
+// (Config.Now), or [first+After, first+After+Duration) from the host's first
+// request when Start is zero, during which a host answers every request at once, robots.txt
 // included, with Status and Retry-After — for example 503 with
 // Retry-After: 120 for five minutes. An outage answers before the host's
 // Capacity is consulted, as a load balancer's maintenance page would, so
@@ -18,6 +19,11 @@ type Outage struct {
 	// bubble write it from the bubble's clock, e.g.
 	// time.Now().Add(30*time.Second).
 	Start time.Time
+	// After is used when Start is zero: the window opens this long after
+	// the host's first request arrived (0: with it), however late the
+	// crawler started — a script that a slow start on a loaded machine
+	// cannot miss.
+	After time.Duration
 	// Duration is the length of the window; it must be positive.
 	Duration time.Duration
 	// Status is the answer, 400..599. The default (0) means 503.
@@ -41,6 +47,9 @@ func (o Outage) withDefaults() (Outage, error) {
 	if o.Duration <= 0 {
 		return o, fmt.Errorf("%w: Outage.Duration %v is not positive", errConfig, o.Duration)
 	}
+	if o.After < 0 {
+		return o, fmt.Errorf("%w: negative Outage.After %v", errConfig, o.After)
+	}
 	if o.RetryAfter < 0 {
 		return o, fmt.Errorf("%w: negative Outage.RetryAfter %v", errConfig, o.RetryAfter)
 	}
@@ -49,9 +58,13 @@ func (o Outage) withDefaults() (Outage, error) {
 	return o, err
 }
 
-// activeOutage returns the first of outs active at now.
-func activeOutage(outs []Outage, now time.Time) (Outage, bool) {
+// activeOutage returns the first of outs active at now, for a host whose
+// first request arrived at first.
+func activeOutage(outs []Outage, now, first time.Time) (Outage, bool) {
 	for _, o := range outs {
+		if o.Start.IsZero() {
+			o.Start = first.Add(o.After)
+		}
 		if o.Active(now) {
 			return o, true
 		}

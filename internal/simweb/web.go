@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Web is a synthetic web of virtual hosts. It is an http.Handler that
@@ -53,6 +54,19 @@ type Host struct {
 	shopOnce  sync.Once
 	shopSite  *shopSite   // of HostOptions.Shop; see Host.shop
 	changes   changeState // of HostOptions.Changes; see Host.changeProcs
+
+	firstMu sync.Mutex
+	first   time.Time // when the first request arrived; see firstRequest
+}
+
+// firstRequest returns when h's first request arrived: now, if this is it.
+func (h *Host) firstRequest(now time.Time) time.Time {
+	h.firstMu.Lock()
+	defer h.firstMu.Unlock()
+	if h.first.IsZero() {
+		h.first = now
+	}
+	return h.first
 }
 
 // hostOptions are the per-host behaviours of the server: from the
