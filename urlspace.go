@@ -766,10 +766,16 @@ func (c *Crawler) noteStripped(u *url.URL) {
 }
 
 // fetchedStripped reports whether u's page was fetched already under
-// parameters that have since been learned not to matter (noteStripped).
+// parameters that have since been learned not to matter (noteStripped),
+// or with a parameter more whose value has since been learned to be a
+// default (?offset=0, found and fetched before the first page's own URL).
 func (c *Crawler) fetchedStripped(u *url.URL) bool {
 	learned := c.dropFunc(u)
-	k := hashString(urlnorm.Key(u, learned))
+	key := urlnorm.Key(u, learned)
+	if c.space.defaults.FetchedWithDefault(urlnorm.HostKey(u), key) {
+		return true
+	}
+	k := hashString(key)
 	c.space.mu.Lock()
 	names, ok := c.space.mu.stripped[k]
 	c.space.mu.Unlock()

@@ -232,8 +232,7 @@ func (d *Defaults) Strip(host string, u *url.URL) (*url.URL, bool) {
 	kept := params[:0:0]
 	path := pathOf(u.EscapedPath())
 	for _, p := range params {
-		k := path + "?" + p
-		if e := (*h)[k]; e.learned(k) || (e == nil || !e.counter) && (*h)[widePrefix+p].wide() {
+		if isDefault(*h, path, p) {
 			continue
 		}
 		kept = append(kept, p)
@@ -246,6 +245,49 @@ func (d *Defaults) Strip(host string, u *url.URL) (*url.URL, bool) {
 	v.RawQuery = strings.Join(kept, "&")
 	v.ForceQuery = false
 	return &v, true
+}
+
+// isDefault reports whether "name=value" p is a learned default of the
+// host's (h) on path (digit segments masked): learned there, or on enough
+// other paths and withdrawn on none, this one included.
+func isDefault(h map[string]*dflt, path, p string) bool {
+	k := path + "?" + p
+	e := h[k]
+	return e.learned(k) || (e == nil || !e.counter) && h[widePrefix+p].wide()
+}
+
+// FetchedWithDefault reports whether a page fetched before (and still
+// remembered) is the page at key, a URL key of host as Observe takes it,
+// with one parameter more whose value has since been learned to be a
+// default there: /thread.php?t=5&offset=0, fetched first because it was
+// the first link found, is /thread.php?t=5, which need not be fetched
+// again once offset=0 is known to change nothing. Only a first page's
+// value counts (0, 1 or empty): a word learned from two pairs (a search
+// word highlighted, a board named beside its topic) makes a view of the
+// page or names its context, and the page's own URL is still fetched,
+// as the site's address for it.
+func (d *Defaults) FetchedWithDefault(host, key string) bool {
+	if !d.any.Load() {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	vs := d.mu.variants[hash(key)]
+	if len(vs) == 0 {
+		return false
+	}
+	h := d.mu.hosts.peek(host)
+	if h == nil {
+		return false
+	}
+	base, _, _ := strings.Cut(key, "?")
+	path := pathOf(KeyRequestURI(base))
+	for _, v := range vs {
+		if _, val, _ := strings.Cut(v.param, "="); FirstValue(val) && isDefault(*h, path, v.param) {
+			return true
+		}
+	}
+	return false
 }
 
 // Learned returns the host's learned defaults ("path?name=value") with

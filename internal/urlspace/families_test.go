@@ -298,6 +298,55 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// TestDefaultsFetchedWith: a page fetched with a default value written
+// out (?offset=0) stands for the page without it once the default is
+// learned — not before, not for a value that matters, not on another
+// path or host.
+func TestDefaultsFetchedWith(t *testing.T) {
+	const host = "http://h"
+	d := NewDefaults(DefaultsConfig{})
+	d.Observe(host, "http://h/thread.php?offset=0&t=5", "A")
+	d.Observe(host, "http://h/thread.php?offset=0&t=6", "B")
+	d.Observe(host, "http://h/thread.php?offset=25&t=8", "C")
+	d.Observe(host, "http://h/list.php?offset=0&s=1", "D")
+	if d.FetchedWithDefault(host, "http://h/thread.php?t=6") {
+		t.Error("before any pair: offset=0 taken for a default")
+	}
+	d.Observe(host, "http://h/thread.php?t=5", "A") // the pair that teaches it
+	for key, want := range map[string]bool{
+		"http://h/thread.php?t=6": true,
+		"http://h/thread.php?t=7": false, // not fetched in any form
+		"http://h/thread.php?t=8": false, // offset=25 is no default
+		"http://h/list.php?s=1":   false, // another path learned nothing
+	} {
+		if got := d.FetchedWithDefault(host, key); got != want {
+			t.Errorf("FetchedWithDefault(%s) = %v, want %v", key, got, want)
+		}
+	}
+	if d.FetchedWithDefault("http://other", "http://h/thread.php?t=6") {
+		t.Error("another host")
+	}
+	// A word learned from two pairs (a highlight) makes a view: the
+	// page's own URL is still fetched.
+	d.Observe(host, "http://h/thread.php?hl=x&t=1", "H1")
+	d.Observe(host, "http://h/thread.php?t=1", "H1")
+	d.Observe(host, "http://h/thread.php?hl=x&t=2", "H2")
+	d.Observe(host, "http://h/thread.php?t=2", "H2")
+	d.Observe(host, "http://h/thread.php?hl=x&t=3", "H3")
+	if _, ok := d.Strip(host, mustParse(t, "http://h/thread.php?hl=x&t=4")); !ok {
+		t.Error("hl=x not learned from two pairs")
+	}
+	if d.FetchedWithDefault(host, "http://h/thread.php?t=3") {
+		t.Error("a page fetched highlighted stood for its own URL")
+	}
+	// A counter-example withdraws it.
+	d.Observe(host, "http://h/thread.php?offset=0&t=9", "E")
+	d.Observe(host, "http://h/thread.php?t=9", "F")
+	if d.FetchedWithDefault(host, "http://h/thread.php?t=6") {
+		t.Error("after a counter-example")
+	}
+}
+
 // TestDefaultsBounded: past MaxPages the oldest pages are forgotten, and
 // the maps stay within the bound.
 func TestDefaultsBounded(t *testing.T) {
