@@ -7,10 +7,14 @@
 // last line on standard output is one JSON object:
 //
 //	{"urls":…,"hosts":…,"admit_per_s":…,"bytes_per_url":…,"peak_rss_mb":…,
-//	 "reopen_s":…,"lease_us_p50":…,"lease_us_p99":…}
+//	 "reopen_s":…,"lease_us_p50":…,"lease_us_p99":…,"cpu_ref_ms":…}
 //
 // lease_us is the time of one Claim and its Release together. Run it alone
-// on the machine: it measures throughput.
+// on the machine: it measures throughput. cpu_ref_ms measures the machine,
+// not the frontier: the time one core takes to hash 64 MiB with FNV-1a,
+// a byte at a time (the best of three, before the admission). A shared virtual machine's cores are not
+// the same speed from day to day; figures taken on days whose cpu_ref_ms
+// differ are compared through it.
 //
 //	go run ./cmd/frontierscale -urls 10000000 -hosts 100000 -dir /var/tmp/fs
 package main
@@ -22,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -51,6 +56,7 @@ type report struct {
 	ReopenS     float64 `json:"reopen_s"`
 	LeaseUSP50  float64 `json:"lease_us_p50"`
 	LeaseUSP99  float64 `json:"lease_us_p99"`
+	CPURefMS    float64 `json:"cpu_ref_ms"`
 }
 
 func main() {
@@ -99,7 +105,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(*dir)
 	}
 	ctx := context.Background()
-	r := report{URLs: *urls, Hosts: *hosts}
+	r := report{URLs: *urls, Hosts: *hosts, CPURefMS: cpuRef()}
+	fmt.Fprintf(stderr, "this machine: FNV-1a of 64 MiB in %.1f ms on one core\n", r.CPURefMS)
 	opts := frontier.Options{ExpectedURLs: *urls}
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -175,6 +182,32 @@ func run(args []string, stdout, stderr io.Writer) error {
 	_, err = fmt.Fprintf(stdout, "%s\n", line)
 	return err
 }
+
+// cpuRef returns the milliseconds one core takes to hash 64 MiB with
+// FNV-1a (a multiply and an exclusive or a byte, one after the other), the
+// best of three: a yardstick of the machine's speed that no change to
+// gentlecrawl moves. It hashes one MiB 64 times, so as not to add to the
+// peak RSS measured.
+func cpuRef() float64 {
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		start := time.Now()
+		h := fnv.New64a()
+		for range 64 {
+			h.Write(buf)
+		}
+		refSink = h.Sum64()
+		best = min(best, time.Since(start))
+	}
+	return float64(best.Microseconds()) / 1e3
+}
+
+// refSink keeps cpuRef's hash, so that its work is not optimised away.
+var refSink uint64
 
 func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
