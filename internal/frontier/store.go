@@ -145,6 +145,8 @@ func Open(dir string, opts Options) (*Store, error) {
 		// changes; kill -9 does not.
 		WALMinSyncInterval: func() time.Duration { return walSyncInterval },
 	}
+	gate := newOpenGate()
+	po.Experimental.CompactionScheduler = gate
 	// A seen-check that the in-memory filter cannot answer is a Get of a
 	// key that is usually absent; a filter in each table answers most of
 	// those without reading the table.
@@ -154,8 +156,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	start := time.Now()
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		gate.Unregister()
 		return nil, fmt.Errorf("frontier: open store: %w", err)
 	}
+	gate.open()
 	logger.Debug("frontier: Pebble opened", "took", time.Since(start))
 	s := &Store{db: db, limits: opts.Limits, fs: fs, dir: dir, logger: logger, idleMax: opts.IdleHosts}
 	if s.idleMax <= 0 {
