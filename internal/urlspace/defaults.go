@@ -36,6 +36,8 @@ type Defaults struct {
 		variants map[uint64][]variant   // hash of a key without one parameter → the pages with it
 		ring     []uint64               // content's keys, oldest first, for eviction
 		next     int                    // next slot of ring
+		vring    []uint64               // variants' keys, oldest first, for eviction
+		vnext    int                    // next slot of vring
 		hosts    *lru[map[string]*dflt] // host → "name=value" → evidence
 	}
 }
@@ -58,6 +60,7 @@ func NewDefaults(cfg DefaultsConfig) *Defaults {
 	d.mu.content = make(map[uint64]uint64)
 	d.mu.variants = make(map[uint64][]variant)
 	d.mu.ring = make([]uint64, 0, min(cfg.MaxPages, 1024))
+	d.mu.vring = make([]uint64, 0, min(cfg.MaxPages, 1024))
 	d.mu.hosts = newLRU[map[string]*dflt](cfg.MaxHosts)
 	return d
 }
@@ -94,7 +97,9 @@ func (d *Defaults) Observe(host, key, content string) {
 			if c, ok := d.mu.content[wh]; ok {
 				d.learn(host, scope(base, p), c == ch)
 			}
-			if vs, ok := d.mu.variants[wh]; ok && len(vs) < 8 || !ok && len(d.mu.variants) < d.cfg.MaxPages {
+			if vs, ok := d.mu.variants[wh]; !ok {
+				d.addVariants(wh, variant{param: p, content: ch})
+			} else if len(vs) < 8 {
 				d.mu.variants[wh] = append(vs, variant{param: p, content: ch})
 			}
 		}
@@ -116,6 +121,20 @@ func (d *Defaults) remember(kh, ch uint64) {
 		d.mu.next = (d.mu.next + 1) % d.cfg.MaxPages
 	}
 	d.mu.content[kh] = ch
+}
+
+// addVariants keeps the first page fetched with a parameter more than the
+// key whose hash is wh, forgetting the oldest such key when MaxPages are
+// kept: pages met late in a long crawl still teach, as pages met early did.
+func (d *Defaults) addVariants(wh uint64, v variant) {
+	if len(d.mu.vring) < d.cfg.MaxPages {
+		d.mu.vring = append(d.mu.vring, wh)
+	} else {
+		delete(d.mu.variants, d.mu.vring[d.mu.vnext])
+		d.mu.vring[d.mu.vnext] = wh
+		d.mu.vnext = (d.mu.vnext + 1) % d.cfg.MaxPages
+	}
+	d.mu.variants[wh] = []variant{v}
 }
 
 func (d *Defaults) learn(host, param string, same bool) {

@@ -362,6 +362,15 @@ func TestDefaultsBounded(t *testing.T) {
 	if d.Any() {
 		t.Error("learned from a forgotten page")
 	}
+	if len(d.mu.vring) > 100 || len(d.mu.variants) > 100 {
+		t.Errorf("variants %d, ring %d; want at most 100", len(d.mu.variants), len(d.mu.vring))
+	}
+	// Pages met now still teach, the page with the parameter first.
+	d.Observe("http://h", "http://h/q?s=0&t=1", "Q")
+	d.Observe("http://h", "http://h/q?t=1", "Q")
+	if !d.Any() {
+		t.Error("a pair met after the bound was reached taught nothing")
+	}
 }
 
 // TestFamiliesViewLinks: a view of an item written in the path, reached
