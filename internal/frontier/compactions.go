@@ -23,7 +23,9 @@ import (
 // (its issue 5420); until a release with that change is taken, compactions
 // wait for the gate. What it changes: compactions start a few hundred
 // milliseconds later, after Open; nothing is written differently, and
-// flushes, which Pebble does not schedule through here, are not held.
+// flushes, which Pebble does not schedule through here, are not held. What
+// it requires: that Open itself never waits for a compaction, which a
+// format upgrade rewriting tables would (see pebbleFormat).
 type openGate struct {
 	opened atomic.Bool
 	poke   chan struct{} // wakes the granter: a slot freed, the gate opened, more allowed

@@ -144,3 +144,12 @@ func TestReopenedStoreCompacts(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestPebbleFormatLeftAlone: Pebble's Open must not need a compaction while
+// openGate holds them, which a format upgrade that rewrites tables would.
+// Raising pebbleFormat needs the gate opened before such an Open.
+func TestPebbleFormatLeftAlone(t *testing.T) {
+	if pebbleFormat != pebble.FormatDefault && pebbleFormat >= pebble.FormatPrePebblev1MarkedCompacted {
+		t.Fatalf("pebbleFormat %v: Open may rewrite marked tables through compactions, which openGate holds until Open returns", pebbleFormat)
+	}
+}

@@ -33,6 +33,14 @@ var ErrIncompatible = errors.New("frontier: job directory was written by an inco
 // blockCacheBytes is the size of Pebble's block cache.
 const blockCacheBytes = 64 << 20
 
+// pebbleFormat is the Pebble format the store asks for: none, so that a new
+// store gets the oldest Pebble writes and an existing one keeps its own.
+// Raising it past pebble.FormatPrePebblev1MarkedCompacted would make Open
+// rewrite an older store's marked tables through compactions and wait for
+// them, while openGate holds every compaction until Open returns: Open would
+// never return. TestPebbleFormatLeftAlone stands guard.
+const pebbleFormat = pebble.FormatDefault
+
 // DefaultExpectedURLs sizes the in-memory seen filter's first layer when
 // Options say nothing: 320 KiB of memory. It grows as URLs are seen.
 const DefaultExpectedURLs = 256 << 10
@@ -144,6 +152,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		// fdatasync per release. Power loss may lose the interval's
 		// changes; kill -9 does not.
 		WALMinSyncInterval: func() time.Duration { return walSyncInterval },
+		FormatMajorVersion: pebbleFormat,
 	}
 	gate := newOpenGate()
 	po.Experimental.CompactionScheduler = gate
