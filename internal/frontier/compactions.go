@@ -18,8 +18,8 @@ import (
 // step waits for every running compaction to finish. A store closed with
 // compaction debt (a fast admission, or a kill) had a compaction granted in
 // between by the default scheduler's 100 ms timer, and Open waited for the
-// whole of it: 1.2 to 1.8 s at 3·10⁶ URLs against 0.2 to 0.4 s for the same
-// store without debt. Pebble moved the scan before any scheduling upstream
+// whole of it: seconds at a few million URLs, where the same store without
+// debt opens in a fraction of one. Pebble moved the scan before any scheduling upstream
 // (its issue 5420); until a release with that change is taken, compactions
 // wait for the gate. What it changes: compactions start a few hundred
 // milliseconds later, after Open; nothing is written differently, and
