@@ -32,13 +32,9 @@ type Defaults struct {
 	any atomic.Bool // a default was learned, for some host
 	mu  struct {
 		sync.Mutex
-		content  map[uint64]uint64      // key hash → content hash
-		variants map[uint64][]variant   // hash of a key without one parameter → the pages with it
-		ring     []uint64               // content's keys, oldest first, for eviction
-		next     int                    // next slot of ring
-		vring    []uint64               // variants' keys, oldest first, for eviction
-		vnext    int                    // next slot of vring
-		hosts    *lru[map[string]*dflt] // host → "name=value" → evidence
+		content  *FIFOMap[uint64, uint64]    // key hash → content hash
+		variants *FIFOMap[uint64, []variant] // hash of a key without one parameter → the pages with it
+		hosts    *lru[map[string]*dflt]      // host → "name=value" → evidence
 	}
 }
 
@@ -57,10 +53,10 @@ func NewDefaults(cfg DefaultsConfig) *Defaults {
 	cfg.MaxPages = max(orDefault(cfg.MaxPages, 1<<16), 1)
 	cfg.MaxHosts = max(orDefault(cfg.MaxHosts, 10_000), 1)
 	d := &Defaults{cfg: cfg}
-	d.mu.content = make(map[uint64]uint64)
-	d.mu.variants = make(map[uint64][]variant)
-	d.mu.ring = make([]uint64, 0, min(cfg.MaxPages, 1024))
-	d.mu.vring = make([]uint64, 0, min(cfg.MaxPages, 1024))
+	// Each forgets its oldest key when full: pages met late in a long
+	// crawl teach as pages met early did.
+	d.mu.content = NewFIFOMap[uint64, uint64](cfg.MaxPages)
+	d.mu.variants = NewFIFOMap[uint64, []variant](cfg.MaxPages)
 	d.mu.hosts = newLRU[map[string]*dflt](cfg.MaxHosts)
 	return d
 }
@@ -86,55 +82,27 @@ func (d *Defaults) Observe(host, key, content string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	kh := hash(key)
-	if _, ok := d.mu.content[kh]; !ok {
-		d.remember(kh, ch)
+	if _, ok := d.mu.content.Get(kh); !ok {
+		d.mu.content.Put(kh, ch)
 	}
 	// This page without one of its parameters, fetched before.
 	if len(params) <= maxVariantParams {
 		for i, p := range params {
 			without := withoutIndex(base, params, i)
 			wh := hash(without)
-			if c, ok := d.mu.content[wh]; ok {
+			if c, ok := d.mu.content.Get(wh); ok {
 				d.learn(host, scope(base, p), c == ch)
 			}
-			if vs, ok := d.mu.variants[wh]; !ok {
-				d.addVariants(wh, variant{param: p, content: ch})
-			} else if len(vs) < 8 {
-				d.mu.variants[wh] = append(vs, variant{param: p, content: ch})
+			if vs, _ := d.mu.variants.Get(wh); len(vs) < 8 {
+				d.mu.variants.Put(wh, append(vs, variant{param: p, content: ch}))
 			}
 		}
 	}
 	// Pages fetched before that are this one with a parameter more.
-	for _, v := range d.mu.variants[kh] {
+	vs, _ := d.mu.variants.Get(kh)
+	for _, v := range vs {
 		d.learn(host, scope(base, v.param), v.content == ch)
 	}
-}
-
-// remember keeps a page's content, forgetting the oldest page when full.
-func (d *Defaults) remember(kh, ch uint64) {
-	if len(d.mu.ring) < d.cfg.MaxPages {
-		d.mu.ring = append(d.mu.ring, kh)
-	} else {
-		old := d.mu.ring[d.mu.next]
-		delete(d.mu.content, old)
-		d.mu.ring[d.mu.next] = kh
-		d.mu.next = (d.mu.next + 1) % d.cfg.MaxPages
-	}
-	d.mu.content[kh] = ch
-}
-
-// addVariants keeps the first page fetched with a parameter more than the
-// key whose hash is wh, forgetting the oldest such key when MaxPages are
-// kept: pages met late in a long crawl still teach, as pages met early did.
-func (d *Defaults) addVariants(wh uint64, v variant) {
-	if len(d.mu.vring) < d.cfg.MaxPages {
-		d.mu.vring = append(d.mu.vring, wh)
-	} else {
-		delete(d.mu.variants, d.mu.vring[d.mu.vnext])
-		d.mu.vring[d.mu.vnext] = wh
-		d.mu.vnext = (d.mu.vnext + 1) % d.cfg.MaxPages
-	}
-	d.mu.variants[wh] = []variant{v}
 }
 
 func (d *Defaults) learn(host, param string, same bool) {
@@ -291,7 +259,7 @@ func (d *Defaults) FetchedWithDefault(host, key string) bool {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	vs := d.mu.variants[hash(key)]
+	vs, _ := d.mu.variants.Get(hash(key))
 	if len(vs) == 0 {
 		return false
 	}
