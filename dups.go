@@ -32,6 +32,7 @@ type pagePrint struct {
 	outTmpl uint64 // links to URLs of another template than the page's own
 	sketch  linkSketch
 	outs    []uint64 // the hashes of the links that outPath sums, for listVariant; not kept
+	plain   []uint64 // those of them not to the page's later pages (the sketch's); not kept
 	far     []uint64 // those of them to another section of the host than the page's (otherList); not kept
 	pager   uint64   // the links to the page's later pages (numbers added to its own URL), the page's own parameters left out, in any order
 	bits    linkBits
@@ -188,6 +189,7 @@ type dupIndex struct {
 type listEntry struct {
 	url    string
 	nOut   int
+	nPlain int // distinct links elsewhere but to later pages (pagePrint.plain)
 	pager  uint64
 	sketch linkSketch
 	bits   linkBits
@@ -291,9 +293,10 @@ func (d *dupIndex) classify(origin string, u *url.URL, p *pagePrint, parent uint
 	if p.nOut >= 5 {
 		d.mu.Lock()
 		of, kind := d.listVariant(hk, p)
-		if kind == "" {
-			d.lists.Put(hk^hashString(p.key), listEntry{url: own, nOut: p.nOut, pager: p.pager, sketch: p.sketch, bits: p.bits})
-		}
+		// A variant is kept too: a page whose text is near its own but
+		// whose links are not is another list (otherList), not a path
+		// that serves it again (a list's later page near its wider view).
+		d.lists.Put(hk^hashString(p.key), listEntry{url: own, nOut: p.nOut, nPlain: p.distinctPlain(), pager: p.pager, sketch: p.sketch, bits: p.bits})
 		d.mu.Unlock()
 		if kind != "" {
 			_, template := pathTemplate(of, keyOf)
@@ -474,7 +477,7 @@ func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 			slices.Sort(p.outs)
 			sorted = true
 		}
-		if !e.sketch.heldBy(p.outs) {
+		if !e.sketch.heldBy(p.outs) || !p.addsOnly(e) {
 			continue
 		}
 		if _, v, _ := strings.Cut(part, "="); numeric(v) {
@@ -492,6 +495,37 @@ func (d *dupIndex) listVariant(hk uint64, p *pagePrint) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// distinctPlain sorts p.plain and returns how many distinct links it holds.
+func (p *pagePrint) distinctPlain() int {
+	slices.Sort(p.plain)
+	n := 0
+	for i, h := range p.plain {
+		if i == 0 || h != p.plain[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
+// addsOnly reports whether p's links elsewhere (but to later pages) that
+// the list e's links do not hold are no more than those p has beyond
+// e's count: whether p can hold every link of e. A sample of e's links
+// (its sketch) held by p does not tell a list shown wider from the list's
+// next page that keeps most of its links (a sidebar, a few items shown on
+// every page) and adds as many as it drops; the count does. e.bits takes
+// a link for one of its own now and then, which only lowers the count of
+// those missing: a page that holds every link of e always passes.
+func (p *pagePrint) addsOnly(e listEntry) bool {
+	n := p.distinctPlain()
+	miss := 0
+	for i, h := range p.plain {
+		if (i == 0 || h != p.plain[i-1]) && !e.bits.has(h) {
+			miss++
+		}
+	}
+	return miss <= n-e.nPlain
 }
 
 // hasLetter reports whether s holds an ASCII letter.
@@ -618,6 +652,7 @@ func printPage(u *url.URL, tp textPrint, links []*url.URL, keys []string, keyOf 
 				p.pager += h
 			} else {
 				p.sketch.add(h)
+				p.plain = append(p.plain, h)
 			}
 			p.outs = append(p.outs, h)
 			p.bits.add(h)

@@ -515,6 +515,68 @@ func TestDupIndexWider(t *testing.T) {
 	}
 }
 
+// TestDupIndexLaterPageKeepsLinks: a list's next page that keeps most of
+// the first page's links (items shown on every page, a sidebar of them)
+// and adds a few more than it drops can hold every link of the first
+// page's sketch; it is the list's next page, not the list shown wider.
+func TestDupIndexLaterPageKeepsLinks(t *testing.T) {
+	const origin = "http://a.test"
+	key := func(l *url.URL) string { return l.String() }
+	item := func(n int) string { return fmt.Sprintf("%s/p/item-%d", origin, n) }
+	list := func(path string, items []int) (*url.URL, *pagePrint) {
+		u, _ := url.Parse(origin + path)
+		var links []*url.URL
+		for _, s := range []string{"/", "/about", "/cart", "/help", "/news"} {
+			l, _ := url.Parse(origin + s)
+			links = append(links, l)
+		}
+		for _, n := range items {
+			l, _ := url.Parse(item(n))
+			links = append(links, l)
+		}
+		return u, printPage(u, printText([]byte("a list")), links, nil, key)
+	}
+	for _, size := range []int{24, 60, 100} {
+		d := newDupIndex()
+		first := make([]int, size)
+		for i := range first {
+			first[i] = i
+		}
+		u, p := list("/list", first)
+		if dup, _ := d.classify(origin, u, p, 0, nil, key); dup.Kind != "" {
+			t.Fatalf("size %d: the list is a %s", size, dup.Kind)
+		}
+		// The next page drops a sixth of the first page's items, none of
+		// them in its sketch (which a sample cannot see), and adds four
+		// more than it drops.
+		inSketch := map[uint64]bool{}
+		for _, h := range p.sketch.h[:p.sketch.n] {
+			inSketch[h] = true
+		}
+		var next []int
+		dropped := 0
+		for _, n := range first {
+			if dropped < size/6 && !inSketch[simhash.Mix(hashString(item(n)))] {
+				dropped++
+				continue
+			}
+			next = append(next, n)
+		}
+		for n := range dropped + 4 {
+			next = append(next, 1000+n)
+		}
+		u, p = list("/list?page=2", next)
+		if dup, _ := d.classify(origin, u, p, 0, nil, key); dup.Kind != "" {
+			t.Errorf("size %d: a next page dropping %d items and adding %d: %s of %s, want new", size, dropped, dropped+4, dup.Kind, dup.Of)
+		}
+		// The list shown wider still is.
+		u, p = list("/list?show=200", append(first, 2000, 2001, 2002, 2003, 2004, 2005))
+		if dup, _ := d.classify(origin, u, p, 0, nil, key); dup.Kind != urlspace.DupWider {
+			t.Errorf("size %d: the list shown wider: %q, want wider", size, dup.Kind)
+		}
+	}
+}
+
 func TestLinkSketch(t *testing.T) {
 	var s linkSketch
 	for _, h := range []uint64{50, 10, 30, 10, 90, 20, 70, 60, 40, 80, 100, 110, 120, 5, 130} {
