@@ -9,7 +9,8 @@ import (
 
 // TestDefaultTwin: a copy whose URL differs from the page it repeats only
 // by a parameter with the value 0, 1 or nothing (a first page named) is
-// no trap: neither URL's pattern is charged. Any other difference is.
+// no trap: neither URL's pattern is charged; nor one that adds such a
+// parameter and lacks others of the page. Any other difference is.
 func TestDefaultTwin(t *testing.T) {
 	for _, c := range []struct {
 		u, of string
@@ -25,6 +26,15 @@ func TestDefaultTwin(t *testing.T) {
 		{"http://h/f?forum=17", "http://h/g?forum=17&pagenum=1", urlspace.DupCopy, false},
 		{"http://h/f?forum=17", "http://h/f?forum=17&pagenum=1", urlspace.DupReordered, false},
 		{"http://h/f?forum=17", "http://h/f?forum=17", urlspace.DupCopy, false},
+		// The first page written out, the page repeated having a
+		// parameter more (the board the topic was linked from).
+		{"http://h/t?t=5&page=1", "http://h/t?f=3&t=5", urlspace.DupCopy, true},
+		{"http://h/t?offset=0&t=5", "http://h/t?f=3&t=5&hl=", urlspace.DupCopy, true},
+		// Not the other way round: the board's number is the variant.
+		{"http://h/t?f=3&t=5", "http://h/t?t=5&page=1", urlspace.DupCopy, false},
+		// Another topic.
+		{"http://h/t?t=5&page=1", "http://h/t?f=3&t=6", urlspace.DupCopy, false},
+		{"http://h/t?t=5&page=1&f=2", "http://h/t?f=3&t=5", urlspace.DupCopy, false},
 	} {
 		u, _ := url.Parse(c.u)
 		if got := defaultTwin(u, urlspace.Dup{Kind: c.kind, Of: c.of}); got != c.want {

@@ -609,7 +609,16 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 	if !refresh {
 		variant := canonical != nil && urlnorm.HostKey(canonical) == urlnorm.HostKey(res.URL) && keyOf(canonical) != keyOf(res.URL)
 		key := keyOf(res.URL)
-		page, yielded := c.pageFamily(res.URL, key, c.space.families.Reclass(urlnorm.HostKey(res.URL), key, classOf(item)), novel, total, variant)
+		// A copy that is another form of a page fetched before, by
+		// its URL — the page's own URL after its highlighted search
+		// result, or its first page written out (page=1) after its
+		// board's link — is evidence of nothing about its family.
+		// Counted as a barren page, such copies spent the budget of
+		// the family of the topics' own URLs (met from within the
+		// section) or of their later pages (page=2, ...), which then
+		// went unfetched.
+		uncounted := variantFetchedFirst(res.URL, dup) || defaultTwin(res.URL, dup)
+		page, yielded := c.pageFamily(res.URL, key, c.space.families.Reclass(urlnorm.HostKey(res.URL), key, classOf(item)), novel, total, variant, uncounted)
 		if variant {
 			c.space.families.Hinted(page)
 		}
@@ -684,6 +693,14 @@ func (c *Crawler) judgeRedirect(ctx context.Context, u *url.URL, target frontier
 // empty: a first page named (page=1, start=0) or a flag. Charging either
 // URL's pattern would spend the budget of the list's other pages
 // (page=2, ...): the defaults (urlspace.Defaults) learn such values.
+//
+// So is a copy whose URL adds such a parameter to the page it repeats
+// while that page has parameters the copy lacks: a topic linked with its
+// first page written out (?t=5&page=1) that repeats the topic linked from
+// its board with the board's number (?f=3&t=5). Its pattern (?page&t) is
+// that of the topic's later pages: the copies would spend it, and the
+// later pages would go unfetched. A parameter with two values (t=5 and
+// t=6) makes another page, whose copy is charged.
 func defaultTwin(u *url.URL, dup urlspace.Dup) bool {
 	if dup.Kind != urlspace.DupCopy {
 		return false
@@ -693,22 +710,33 @@ func defaultTwin(u *url.URL, dup urlspace.Dup) bool {
 		return false
 	}
 	a, b := u.Query(), of.Query()
-	differ := false
-	for _, pair := range [][2]url.Values{{a, b}, {b, a}} {
+	differ, other, added := false, false, false
+	for i, pair := range [][2]url.Values{{a, b}, {b, a}} {
 		for name, vs := range pair[0] {
-			other, ok := pair[1][name]
+			ovs, ok := pair[1][name]
 			switch {
-			case ok && slices.Equal(vs, other):
+			case ok && slices.Equal(vs, ovs):
 			case ok:
-				return false
+				return false // another item, another page
 			case len(vs) == 1 && urlspace.FirstValue(vs[0]):
 				differ = true
+				added = added || i == 0
 			default:
-				return false
+				other = true
 			}
 		}
 	}
-	return differ
+	return differ && (!other || added)
+}
+
+// variantFetchedFirst reports whether the page at u is a copy or a view
+// of a page whose URL is u's with parameters added.
+func variantFetchedFirst(u *url.URL, dup urlspace.Dup) bool {
+	if dup.Kind != urlspace.DupCopy && dup.Kind != urlspace.DupView {
+		return false
+	}
+	of, err := url.Parse(dup.Of)
+	return err == nil && extendsQuery(of, u.String())
 }
 
 // extendsQuery reports whether u is the URL of (absolute) with

@@ -240,8 +240,11 @@ func ownText(novel, total int) bool {
 //
 // A page that names another URL of its host as its canonical (variant) is
 // a view of that page: its text is recorded, but does not make it yield.
-func (c *Crawler) pageFamily(u *url.URL, key string, class int, novel, total int, variant bool) (page *urlspace.Page, yielded bool) {
+func (c *Crawler) pageFamily(u *url.URL, key string, class int, novel, total int, variant, uncounted bool) (page *urlspace.Page, yielded bool) {
 	origin := urlnorm.HostKey(u)
+	if uncounted {
+		return c.space.families.Uncounted(origin, key, class), false
+	}
 	page = c.space.families.Fetched(origin, key, class)
 	if newText(novel, total) && !variant {
 		c.space.families.YieldedText(page)

@@ -2225,6 +2225,22 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 	return p
 }
 
+// Uncounted returns a fetched page of host (its key), reached by a link
+// of class class, as Fetched does but counted nowhere: a page that is
+// evidence of nothing about its family (another form of a page fetched
+// before under a URL that says so). What is recorded of it after is
+// dropped.
+func (f *Families) Uncounted(host, key string, class int) *Page {
+	class = min(max(class, 0), ClassHinted)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fam := KeyTemplate(key)
+	if h := f.mu.hosts.peek(host); h != nil {
+		fam = f.family(h, key)
+	}
+	return &Page{Family: fam, host: host, class: class}
+}
+
 // Yielded records that a page fetched yielded new URLs elsewhere on the
 // host or new text. Call it at most once a page.
 func (f *Families) Yielded(p *Page) { f.yielded(p, false) }
