@@ -35,6 +35,10 @@ func TestDefaultTwin(t *testing.T) {
 		// Another topic.
 		{"http://h/t?t=5&page=1", "http://h/t?f=3&t=6", urlspace.DupCopy, false},
 		{"http://h/t?t=5&page=1&f=2", "http://h/t?f=3&t=5", urlspace.DupCopy, false},
+		// A parameter of the copy's own beside the first page: the
+		// board's number added to the topic's own URL is a variant.
+		{"http://h/t?f=3&t=5&page=1", "http://h/t?t=5", urlspace.DupCopy, false},
+		{"http://h/t?f=3&t=5&page=1", "http://h/t?t=5&hl=x", urlspace.DupCopy, false},
 	} {
 		u, _ := url.Parse(c.u)
 		if got := defaultTwin(u, urlspace.Dup{Kind: c.kind, Of: c.of}); got != c.want {

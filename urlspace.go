@@ -612,12 +612,16 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		// A copy that is another form of a page fetched before, by
 		// its URL — the page's own URL after its highlighted search
 		// result, or its first page written out (page=1) after its
-		// board's link — is evidence of nothing about its family.
-		// Counted as a barren page, such copies spent the budget of
-		// the family of the topics' own URLs (met from within the
-		// section) or of their later pages (page=2, ...), which then
-		// went unfetched.
-		uncounted := variantFetchedFirst(res.URL, dup) || defaultTwin(res.URL, dup)
+		// board's link or its highlighted form — is evidence of
+		// nothing about its family. Counted as a barren page, such
+		// copies spent the budget of the family of the topics' own
+		// URLs (met from within the section) or of their later pages
+		// (page=2, ...), which then went unfetched. (A list's first
+		// page written out that repeats the list itself, reached by
+		// the list's pager, is a later page that shows nothing new,
+		// and is counted so.)
+		twin, lacks := twinOf(res.URL, dup)
+		uncounted := variantFetchedFirst(res.URL, dup) || twin && lacks
 		page, yielded := c.pageFamily(res.URL, key, c.space.families.Reclass(urlnorm.HostKey(res.URL), key, classOf(item)), novel, total, variant, uncounted)
 		if variant {
 			c.space.families.Hinted(page)
@@ -700,33 +704,43 @@ func (c *Crawler) judgeRedirect(ctx context.Context, u *url.URL, target frontier
 // its board with the board's number (?f=3&t=5). Its pattern (?page&t) is
 // that of the topic's later pages: the copies would spend it, and the
 // later pages would go unfetched. A parameter with two values (t=5 and
-// t=6) makes another page, whose copy is charged.
+// t=6) makes another page, and one the copy adds with another value
+// (?forum=16&t=5&page=1) another form of it: their copies are charged.
 func defaultTwin(u *url.URL, dup urlspace.Dup) bool {
+	twin, _ := twinOf(u, dup)
+	return twin
+}
+
+// twinOf is defaultTwin, and whether the page repeated has parameters
+// the copy lacks (another form of the page than its own URL).
+func twinOf(u *url.URL, dup urlspace.Dup) (twin, lacks bool) {
 	if dup.Kind != urlspace.DupCopy {
-		return false
+		return false, false
 	}
 	of, err := url.Parse(dup.Of)
 	if err != nil || of.EscapedPath() != u.EscapedPath() || of.Host != u.Host {
-		return false
+		return false, false
 	}
 	a, b := u.Query(), of.Query()
-	differ, other, added := false, false, false
+	differ, lacks, added := false, false, false
 	for i, pair := range [][2]url.Values{{a, b}, {b, a}} {
 		for name, vs := range pair[0] {
 			ovs, ok := pair[1][name]
 			switch {
 			case ok && slices.Equal(vs, ovs):
 			case ok:
-				return false // another item, another page
+				return false, false // another item, another page
 			case len(vs) == 1 && urlspace.FirstValue(vs[0]):
 				differ = true
 				added = added || i == 0
+			case i == 1:
+				lacks = true // of's parameter (the board's number)
 			default:
-				other = true
+				return false, false // a parameter of u's own (a variant)
 			}
 		}
 	}
-	return differ && (!other || added)
+	return differ && (!lacks || added), lacks
 }
 
 // variantFetchedFirst reports whether the page at u is a copy or a view
