@@ -240,6 +240,8 @@ func ownText(novel, total int) bool {
 //
 // A page that names another URL of its host as its canonical (variant) is
 // a view of that page: its text is recorded, but does not make it yield.
+// An uncounted page (another form of a page fetched before) is charged to
+// nothing (Families.Uncounted).
 func (c *Crawler) pageFamily(u *url.URL, key string, class int, novel, total int, variant, uncounted bool) (page *urlspace.Page, yielded bool) {
 	origin := urlnorm.HostKey(u)
 	if uncounted {
