@@ -41,7 +41,7 @@ func TestDefaultTwin(t *testing.T) {
 		{"http://h/t?f=3&t=5&page=1", "http://h/t?t=5&hl=x", urlspace.DupCopy, false},
 	} {
 		u, _ := url.Parse(c.u)
-		if got := defaultTwin(u, urlspace.Dup{Kind: c.kind, Of: c.of}); got != c.want {
+		if got, _ := defaultTwin(u, urlspace.Dup{Kind: c.kind, Of: c.of}); got != c.want {
 			t.Errorf("defaultTwin(%s, %s of %s) = %v, want %v", c.u, c.kind, c.of, got, c.want)
 		}
 	}

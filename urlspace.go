@@ -582,7 +582,8 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 			}
 		}
 	}
-	if !refresh && !c.sessionVariant(res.URL, dup) && !defaultTwin(res.URL, dup) {
+	twin, lacks := defaultTwin(res.URL, dup)
+	if !refresh && !c.sessionVariant(res.URL, dup) && !twin {
 		// (The same page under another session id is the Learner's to
 		// sort out, not a pattern's budget to spend, as is the same page
 		// with a default value written out (page=1), the defaults'; and
@@ -620,7 +621,6 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		// page written out that repeats the list itself, reached by
 		// the list's pager, is a later page that shows nothing new,
 		// and is counted so.)
-		twin, lacks := twinOf(res.URL, dup)
 		uncounted := variantFetchedFirst(res.URL, dup) || twin && lacks
 		page, yielded := c.pageFamily(res.URL, key, c.space.families.Reclass(urlnorm.HostKey(res.URL), key, classOf(item)), novel, total, variant, uncounted)
 		if variant {
@@ -706,14 +706,10 @@ func (c *Crawler) judgeRedirect(ctx context.Context, u *url.URL, target frontier
 // later pages would go unfetched. A parameter with two values (t=5 and
 // t=6) makes another page, and one the copy adds with another value
 // (?forum=16&t=5&page=1) another form of it: their copies are charged.
-func defaultTwin(u *url.URL, dup urlspace.Dup) bool {
-	twin, _ := twinOf(u, dup)
-	return twin
-}
-
-// twinOf is defaultTwin, and whether the page repeated has parameters
-// the copy lacks (another form of the page than its own URL).
-func twinOf(u *url.URL, dup urlspace.Dup) (twin, lacks bool) {
+//
+// lacks reports whether the page repeated has parameters the copy lacks:
+// another form of the page than its own URL.
+func defaultTwin(u *url.URL, dup urlspace.Dup) (twin, lacks bool) {
 	if dup.Kind != urlspace.DupCopy {
 		return false, false
 	}
