@@ -88,6 +88,11 @@ func (s *space) noteNofollow(origin string, n int) {
 // number of pages.
 const maxNearEntries = 1 << 16
 
+// ownLinks is how many links elsewhere a short numbered page must have
+// that each of its family's last thin pages lacks to be a page of its own
+// rather than a form around one item's name, which links that item only.
+const ownLinks = 2
+
 func newSpace() *space {
 	families := urlspace.NewFamilies(urlspace.FamilyConfig{})
 	return &space{
@@ -635,7 +640,11 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 		// text of its own, whose URL names an item by number: a form
 		// around an item's name. Pages with paragraphs of their own are
 		// pages, and so are pages named by words (a documentation's Drain
-		// and DrainSorted, its many small iterator types).
+		// and DrainSorted, its many small iterator types), and short
+		// pages that list things of their own: a member's profile links
+		// the member's topics and posts, which the family's other thin
+		// pages do not, where a form links its one item. (A copy of
+		// another page is no page of its own, whatever it links.)
 		if mainWords < minViewWords && urlspace.Numbered(keyOf(res.URL)) {
 			alike := 0
 			for _, n := range near {
@@ -643,8 +652,9 @@ func (c *Crawler) judgePage(item *frontier.Item, res *fetch.Result, canonical *u
 					alike++
 				}
 			}
-			thin := c.space.families.ThinAlike(page, tp.sim)
-			if alike >= 1 || thin || c.space.families.HollowShown(page) {
+			pp.distinctPlain() // sorts pp.plain
+			thin, own := c.space.families.ThinAlike(page, tp.sim, pp.plain)
+			if (own < ownLinks || dup.Kind != "") && (alike >= 1 || thin || c.space.families.HollowShown(page)) {
 				c.space.families.Hollow(page, alike >= 1)
 			}
 		}

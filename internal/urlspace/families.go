@@ -784,11 +784,9 @@ type famStat struct {
 	dated   bool // its "later pages" are a date's parts: archives of their own
 	search  bool // its path is the site's search
 	faceted bool // its path is a list with two or more kinds of filter
-	// thin holds the simhashes of the family's last pages without main
-	// text of their own (ThinAlike), made for the first; thinN counts
-	// them all.
-	thin  *[8]uint64
-	thinN int
+	// thin holds the prints of the family's last pages without main
+	// text of their own (ThinAlike), made for the first.
+	thin *thinRing
 }
 
 // refineYields returns how many of the family's refinements yielded.
@@ -2328,26 +2326,71 @@ func (f *Families) HollowShown(p *Page) bool {
 // pages of different text (some 32 bits apart); short pages of their own,
 // such as a forum's member profiles, fall between (the distances measured
 // are in docs/benchmarks-history.md, §15c).
-func (f *Families) ThinAlike(p *Page, sim uint64) bool {
+//
+// links are the page's links elsewhere (to URLs of other templates), in
+// ascending order, repeats allowed. own is the fewest of them that one of
+// the family's last thin pages does not link (all of them for the first):
+// a form around an item's name links that item, where a short page of its
+// own lists things of its own — a member's topics and posts.
+func (f *Families) ThinAlike(p *Page, sim uint64, links []uint64) (alike bool, own int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := p.stat
 	if s == nil {
-		return false
+		return false, 0
 	}
 	if s.thin == nil {
-		s.thin = new([8]uint64)
+		s.thin = new(thinRing)
 	}
-	alike := false
-	for i := range min(s.thinN, len(s.thin)) {
-		if bits.OnesCount64(s.thin[i]^sim) <= thinRadius {
-			alike = true
-			break
+	r := s.thin
+	var mine thinLinks
+	distinct := 0
+	for i, h := range links {
+		if i == 0 || h != links[i-1] {
+			distinct++
+			mine.add(h)
 		}
 	}
-	s.thin[s.thinN%len(s.thin)] = sim
-	s.thinN++
-	return alike
+	own = distinct
+	for i := range min(r.n, len(r.sim)) {
+		if bits.OnesCount64(r.sim[i]^sim) <= thinRadius {
+			alike = true
+		}
+		lacks := 0
+		for j, h := range links {
+			if (j == 0 || h != links[j-1]) && !r.links[i].has(h) {
+				lacks++
+			}
+		}
+		own = min(own, lacks)
+	}
+	r.sim[r.n%len(r.sim)] = sim
+	r.links[r.n%len(r.links)] = mine
+	r.n++
+	return alike, own
+}
+
+// thinRing holds the prints of a family's last thin pages (ThinAlike):
+// their simhashes and their links elsewhere. n counts them all.
+type thinRing struct {
+	sim   [8]uint64
+	links [8]thinLinks
+	n     int
+}
+
+// thinLinks is a Bloom filter of a page's links elsewhere (1,024 bits,
+// two hashes): with a hundred links, a link not among them is taken for
+// one of them about one time in thirty, which only lowers the count of
+// links a page has of its own.
+type thinLinks [16]uint64
+
+func (b *thinLinks) add(h uint64) {
+	b[h>>60] |= 1 << (h >> 54 & 63)
+	b[h>>44&15] |= 1 << (h >> 38 & 63)
+}
+
+func (b *thinLinks) has(h uint64) bool {
+	return b[h>>60]&(1<<(h>>54&63)) != 0 && b[h>>44&15]&(1<<(h>>38&63)) != 0
 }
 
 // thinRadius: see ThinAlike.

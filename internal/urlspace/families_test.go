@@ -3,8 +3,11 @@ package urlspace
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gentlecrawl/gentlecrawl/internal/simhash"
 )
 
 func TestLinkClass(t *testing.T) {
@@ -1848,21 +1851,71 @@ func TestFamiliesThinAlike(t *testing.T) {
 	const host = "http://h"
 	f := NewFamilies(FamilyConfig{})
 	p := func(i int) *Page { return f.Fetched(host, fmt.Sprintf("http://h/wishlist/add/%d", i), ClassOther) }
+	alike := func(p *Page, sim uint64) bool {
+		a, _ := f.ThinAlike(p, sim, nil)
+		return a
+	}
 	base := uint64(0x0123456789abcdef)
-	if f.ThinAlike(p(1), base) {
+	if alike(p(1), base) {
 		t.Error("the first thin page alike")
 	}
-	if !f.ThinAlike(p(2), base^0xff) { // 8 bits away
+	if !alike(p(2), base^0xff) { // 8 bits away
 		t.Error("a page 8 bits from another not alike")
 	}
-	if f.ThinAlike(p(3), ^base) { // 64 bits away from both
+	if alike(p(3), ^base) { // 64 bits away from both
 		t.Error("a page far from every other alike")
 	}
 	for i := range 8 {
-		f.ThinAlike(p(10+i), ^base^uint64(1)<<i)
+		alike(p(10+i), ^base^uint64(1)<<i)
 	}
-	if f.ThinAlike(p(30), base^1) {
+	if alike(p(30), base^1) {
 		t.Error("alike to a print the family no longer keeps")
+	}
+}
+
+// TestFamiliesThinOwnLinks: ThinAlike counts a thin page's links that the
+// nearest in links of its family's last thin pages lacks — a form's one
+// item, a profile's topics — with repeats counted once, and forgets the
+// links of pages past its last few.
+func TestFamiliesThinOwnLinks(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{})
+	page := func(i int) *Page { return f.Fetched(host, fmt.Sprintf("http://h/u/%d", i), ClassOther) }
+	h := func(s string) uint64 { return simhash.Mix(hash(s)) } // as the crawl's link hashes are
+	chrome := make([]uint64, 0, 120)
+	for i := range 100 {
+		chrome = append(chrome, h(fmt.Sprintf("/f/%d/", i)))
+	}
+	links := func(own ...string) []uint64 {
+		l := slices.Clone(chrome)
+		for _, o := range own {
+			l = append(l, h(o), h(o)) // linked twice: counted once
+		}
+		slices.Sort(l)
+		return l
+	}
+	own := func(p *Page, l []uint64) int {
+		_, n := f.ThinAlike(p, 0, l)
+		return n
+	}
+	if n := own(page(1), links("/t/1/", "/t/2/")); n != 102 {
+		t.Errorf("the first thin page has %d links of its own, want all 102", n)
+	}
+	// A page sharing all but one link with one of the last (the item a
+	// form names), and all but three with another.
+	own(page(2), links("/t/3/", "/t/4/", "/t/5/"))
+	if n := own(page(3), links("/t/1/", "/t/9/")); n != 1 {
+		t.Errorf("a page one link apart from one of its family has %d of its own, want 1", n)
+	}
+	if n := own(page(4), links("/t/6/", "/t/7/", "/t/8/")); n < 2 || n > 3 {
+		t.Errorf("a profile of three topics none of its family lists has %d links of its own, want 3 (2 at worst, the filter's)", n)
+	}
+	// Eight pages later, the first's links are forgotten.
+	for i := range 8 {
+		own(page(10+i), links(fmt.Sprintf("/x/%d/", i), fmt.Sprintf("/y/%d/", i)))
+	}
+	if n := own(page(30), links("/t/1/", "/t/2/")); n < 1 {
+		t.Errorf("a page like one past the family's last few has %d links of its own, want 2", n)
 	}
 }
 
