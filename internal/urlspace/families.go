@@ -388,9 +388,13 @@ type Families struct {
 }
 
 type famHost struct {
-	fams  map[string]*famStat
-	deep  map[string]*famStat // by section: pages of two or more word parameters
-	width map[string]*widthSet
+	fams map[string]*famStat
+	deep map[string]*famStat // by section: pages of two or more word parameters
+	// filters holds, by a list's path, the record of its lists narrowed
+	// by one parameter in the query, whatever its name, and of their
+	// later pages (filterStat).
+	filters map[string]*famStat
+	width   map[string]*widthSet
 	// under follows, for path segments without digits, the distinct
 	// directories they were seen below (up to facetAfter): a segment
 	// below many directories is a filter or a view written in the path.
@@ -769,6 +773,7 @@ type famStat struct {
 	hollowNear int    // of those, pages shown near-copies by the crawl's own test (Hollow)
 	refused    int    // URLs not fetched for the budget
 	refusedH   int    // of those, URLs linked rel="nofollow"
+	refusedF   int    // of those, later pages of a list's filters refused together (filtersSpent)
 	hinted     int    // pages whose canonical named another URL
 	repeats    int    // later pages that showed the page they add a number to (Repeats)
 	examples   []string
@@ -1009,6 +1014,11 @@ func (f *Families) noteLater(host, pageKey, linkKey string, refined bool) (byIDs
 	base, date := listBase(pageURI, linkURI)
 	if !refined {
 		f.noteList(h, linkKey, base, date)
+	}
+	if fs := f.filterStat(h, linkKey, true); fs != nil && !date && len(fs.lists) < manyLists {
+		if b := hash(base); !slices.Contains(fs.lists, b) {
+			fs.lists = append(fs.lists, b)
+		}
 	}
 	// A list unfiltered by the query (a path, perhaps filtered in it).
 	listPath, listQuery, _ := strings.Cut(base, "?")
@@ -2183,6 +2193,7 @@ type Page struct {
 	class   int
 	stat    *famStat
 	deep    *famStat
+	filter  *famStat // the record of the list's filters, for a filtered list's later page
 	hollow  bool
 	yielded bool
 }
@@ -2220,7 +2231,60 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 			p.deep.fetched[class]++
 		}
 	}
+	if class == ClassNext || class == ClassRefine {
+		// (A filtered list's later page found on the filtered list is
+		// a refinement, as the filtered list itself is.)
+		if p.filter = f.filterStat(h, key, false); p.filter != nil {
+			p.filter.fetched[ClassNext]++
+		}
+	}
 	return p
+}
+
+// filterStat returns the record of the lists narrowed by one parameter
+// in the query that a later page (key) belongs to: the page's path, one
+// parameter a word and the others, one at least, numbers — or nil for
+// none (made when make is set and there is room).
+func (f *Families) filterStat(h *famHost, key string, make_ bool) *famStat {
+	path, q, _ := strings.Cut(KeyRequestURI(key), "?")
+	words, nums := 0, 0
+	for part := range strings.SplitSeq(q, "&") {
+		if _, v, _ := strings.Cut(part, "="); part != "" && !numeric(v) {
+			words++
+		} else if part != "" {
+			nums++
+		}
+	}
+	if words != 1 || nums == 0 {
+		return nil
+	}
+	s := h.filters[path]
+	if s == nil && make_ && len(h.filters) < f.cfg.MaxFamilies {
+		if h.filters == nil {
+			h.filters = make(map[string]*famStat)
+		}
+		s = &famStat{}
+		h.filters[path] = s
+	}
+	return s
+}
+
+// filtersSpent reports whether the later pages of a list's filters in
+// the query (filterStat), taken together whatever the parameter, are a
+// taxonomy's that shows nothing new: manyLists lists or more, and one in
+// coveredRatio of their later pages or fewer yielded. A list of
+// everything filtered by section, tag, author or year is one more way to
+// lists that other lists already led to; each parameter alone may have
+// too few values to tell.
+func (f *Families) filtersSpent(h *famHost, key string) bool {
+	s := f.filterStat(h, key, false)
+	return s != nil && s.filtersBarren()
+}
+
+// filtersBarren reports whether a record of a list's filters
+// (filterStat) is spent: see filtersSpent.
+func (s *famStat) filtersBarren() bool {
+	return len(s.lists) >= manyLists && s.fetched[ClassNext] >= coveredRatio && s.yielded[ClassNext]*coveredRatio <= s.fetched[ClassNext]
 }
 
 // Uncounted returns a fetched page of host (its key), reached by a link
@@ -2277,6 +2341,9 @@ func (f *Families) yielded(p *Page, text bool) {
 	}
 	if p.deep != nil {
 		p.deep.yielded[p.class]++
+	}
+	if p.filter != nil {
+		p.filter.yielded[ClassNext]++
 	}
 }
 
@@ -2557,9 +2624,19 @@ func (f *Families) Spent(host, key string, class int, count bool) (family string
 			}
 		}
 	}
-	if s != nil && (f.hintedAway(s) || !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key))) && f.spent(h, s, class, f.free(h, s)) && !f.catalogue(h, key) {
+	var own, filters bool
+	if s != nil {
+		own = (f.hintedAway(s) || !h.filtered(s, key, class) && !(class == ClassNext && f.catalogueList(h, key))) && f.spent(h, s, class, f.free(h, s))
+		// The later pages of a list's filters in the query, judged
+		// together, are refused whatever the host's lists lead to.
+		filters = !own && (class == ClassNext || class == ClassRefine) && f.filtersSpent(h, key) && !f.catalogueList(h, key)
+	}
+	if (own || filters) && !f.catalogue(h, key) {
 		if count {
 			s.refused++
+			if !own {
+				s.refusedF++
+			}
 			if class == ClassHinted {
 				s.refusedH++
 			}
@@ -2648,6 +2725,11 @@ type Family struct {
 	// HintedAway says its pages all named another URL as canonical and
 	// none yielded: no longer fetched, as the site says.
 	HintedAway bool
+	// FilterLists, FilterFetched and FilterYielded are set when its
+	// later pages are a list's filters in the query, no longer fetched
+	// (filtersSpent): the lists of the list's filters, whatever the
+	// parameter, and their later pages fetched and yielding.
+	FilterLists, FilterFetched, FilterYielded int
 	// Repeats counts its pages reached as later pages that showed the
 	// page they add a number to (Families.Repeats).
 	Repeats int
@@ -2694,6 +2776,9 @@ func (x Family) Evidence() string {
 		}
 		s += fmt.Sprintf("; later pages of %s, %s of %d yielded, %s", what, yielded, x.Fetched[ClassNext], where)
 	}
+	if x.FilterLists > 0 {
+		s += fmt.Sprintf("; later pages of a list's filters in the query, %d lists or more over all its parameters, %d of %d yielded: they list again what other lists led to", x.FilterLists, x.FilterYielded, x.FilterFetched)
+	}
 	if x.Hollow > 0 {
 		s += fmt.Sprintf("; %d reached from elsewhere were near-copies of each other", x.Hollow)
 	}
@@ -2732,6 +2817,11 @@ func (f *Families) Wasteful(host string) []Family {
 			Examples: slices.Clone(s.examples)}
 		if c := h.sigRef[s.sig]; c != nil && isActionSig(s.sig) {
 			x.View, x.ViewFetched, x.ViewYielded = s.sig, c[0], c[1]
+		}
+		if path, _, ok := strings.Cut(name, "?"); ok {
+			if fs := h.filters[path]; fs != nil && s.refusedF > 0 {
+				x.FilterLists, x.FilterFetched, x.FilterYielded = len(fs.lists), fs.fetched[ClassNext], fs.yielded[ClassNext]
+			}
 		}
 		out = append(out, x)
 	}

@@ -2138,3 +2138,58 @@ func TestFamiliesViewsAll(t *testing.T) {
 		t.Errorf("a view refused after two pages on a host whose views yield (%s)", fam)
 	}
 }
+
+// TestFamiliesFiltersSpent: the later pages of a list's filters in the
+// query are judged together, whatever the parameter: once they span
+// manyLists lists and coveredRatio of them showed nothing new, they are
+// spent, and the refusal says why; when one in four yields, they are
+// not; a filtered list's first page is never judged so.
+func TestFamiliesFiltersSpent(t *testing.T) {
+	const host = "http://h"
+	for _, yielding := range []bool{false, true} {
+		f := NewFamilies(FamilyConfig{})
+		// The host's own lists lead somewhere: their later pages yield.
+		for i := range 2 * coveredAfter {
+			list := fmt.Sprintf("http://h/c/s%d/", i)
+			f.LinkClass(host, "http://h/", ClassOther, list)
+			f.Fetched(host, list, ClassOther)
+			f.LinkClass(host, list, ClassOther, list+"?page=2")
+			f.Yielded(f.Fetched(host, list+"?page=2", ClassNext))
+		}
+		var later []string
+		for _, param := range []string{"section", "tag", "author", "year"} {
+			for v := range 5 { // five values a parameter: 20 lists
+				list := fmt.Sprintf("http://h/articles/?%s=v%d", param, v)
+				f.LinkClass(host, "http://h/articles/", ClassOther, list)
+				f.Fetched(host, list, ClassRefine)
+				from := list
+				for k := 2; k <= 3; k++ {
+					link := fmt.Sprintf("%s&page=%d", list, k)
+					f.LinkClass(host, from, ClassRefine, link)
+					later = append(later, link)
+					from = link
+				}
+			}
+		}
+		for i, k := range later[:coveredRatio] {
+			p := f.Fetched(host, k, ClassRefine)
+			if yielding && i%4 == 0 {
+				f.Yielded(p)
+			}
+		}
+		f.mu.Lock()
+		h := f.mu.hosts.peek(host)
+		spent, first := f.filtersSpent(h, later[coveredRatio]), f.filtersSpent(h, "http://h/articles/?tag=v9")
+		f.mu.Unlock()
+		if spent == yielding {
+			t.Errorf("yielding %v: the filters' later pages spent %v", yielding, spent)
+		}
+		if first {
+			t.Errorf("yielding %v: a filter's first page taken for a later one", yielding)
+		}
+	}
+	x := Family{Pattern: "/articles/?page&tag", Fetched: [4]int{0, 0, 1, 0}, Refused: 9, FilterLists: 16, FilterFetched: 32}
+	if want := "later pages of a list's filters in the query, 16 lists or more over all its parameters, 0 of 32 yielded"; !strings.Contains(x.Evidence(), want) {
+		t.Errorf("evidence %q, want it to say %q", x.Evidence(), want)
+	}
+}
