@@ -1391,14 +1391,25 @@ func isActionSig(sig string) bool { return strings.HasPrefix(sig, "*/") }
 // wordParams counts the query parameters of a URL key whose values are
 // not numbers: filters, sort orders, views.
 func wordParams(key string) int {
+	words, _ := paramKinds(key)
+	return words
+}
+
+// paramKinds counts a URL key's query parameters with words for values
+// and with numbers.
+func paramKinds(key string) (words, nums int) {
 	_, q, _ := strings.Cut(KeyRequestURI(key), "?")
-	n := 0
 	for part := range strings.SplitSeq(q, "&") {
-		if _, v, _ := strings.Cut(part, "="); part != "" && !numeric(v) {
-			n++
+		if part == "" {
+			continue
+		}
+		if _, v, _ := strings.Cut(part, "="); numeric(v) {
+			nums++
+		} else {
+			words++
 		}
 	}
-	return n
+	return words, nums
 }
 
 // Narrowed reports whether a URL key of host is a list narrowed twice,
@@ -2244,22 +2255,18 @@ func (f *Families) Fetched(host, key string, class int) *Page {
 // filterStat returns the record of the lists narrowed by one parameter
 // in the query that a later page (key) belongs to: the page's path, one
 // parameter a word and the others, one at least, numbers — or nil for
-// none (made when make is set and there is room).
-func (f *Families) filterStat(h *famHost, key string, make_ bool) *famStat {
-	path, q, _ := strings.Cut(KeyRequestURI(key), "?")
-	words, nums := 0, 0
-	for part := range strings.SplitSeq(q, "&") {
-		if _, v, _ := strings.Cut(part, "="); part != "" && !numeric(v) {
-			words++
-		} else if part != "" {
-			nums++
-		}
-	}
-	if words != 1 || nums == 0 {
+// none (made when create is set and there is room, MaxFamilies paths a
+// host).
+func (f *Families) filterStat(h *famHost, key string, create bool) *famStat {
+	if len(h.filters) == 0 && !create {
 		return nil
 	}
+	if words, nums := paramKinds(key); words != 1 || nums == 0 {
+		return nil
+	}
+	path, _, _ := strings.Cut(KeyRequestURI(key), "?")
 	s := h.filters[path]
-	if s == nil && make_ && len(h.filters) < f.cfg.MaxFamilies {
+	if s == nil && create && len(h.filters) < f.cfg.MaxFamilies {
 		if h.filters == nil {
 			h.filters = make(map[string]*famStat)
 		}

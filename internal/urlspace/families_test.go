@@ -1915,7 +1915,7 @@ func TestFamiliesThinOwnLinks(t *testing.T) {
 		own(page(10+i), links(fmt.Sprintf("/x/%d/", i), fmt.Sprintf("/y/%d/", i)))
 	}
 	if n := own(page(30), links("/t/1/", "/t/2/")); n < 1 {
-		t.Errorf("a page like one past the family's last few has %d links of its own, want 2", n)
+		t.Errorf("a page like one past the family's last few has %d links of its own, want 2 (1 at worst, the filter's)", n)
 	}
 }
 
@@ -2148,14 +2148,6 @@ func TestFamiliesFiltersSpent(t *testing.T) {
 	const host = "http://h"
 	for _, yielding := range []bool{false, true} {
 		f := NewFamilies(FamilyConfig{})
-		// The host's own lists lead somewhere: their later pages yield.
-		for i := range 2 * coveredAfter {
-			list := fmt.Sprintf("http://h/c/s%d/", i)
-			f.LinkClass(host, "http://h/", ClassOther, list)
-			f.Fetched(host, list, ClassOther)
-			f.LinkClass(host, list, ClassOther, list+"?page=2")
-			f.Yielded(f.Fetched(host, list+"?page=2", ClassNext))
-		}
 		var later []string
 		for _, param := range []string{"section", "tag", "author", "year"} {
 			for v := range 5 { // five values a parameter: 20 lists
@@ -2191,5 +2183,28 @@ func TestFamiliesFiltersSpent(t *testing.T) {
 	x := Family{Pattern: "/articles/?page&tag", Fetched: [4]int{0, 0, 1, 0}, Refused: 9, FilterLists: 16, FilterFetched: 32}
 	if want := "later pages of a list's filters in the query, 16 lists or more over all its parameters, 0 of 32 yielded"; !strings.Contains(x.Evidence(), want) {
 		t.Errorf("evidence %q, want it to say %q", x.Evidence(), want)
+	}
+}
+
+// TestFamiliesFilterRecordsBounded: a host keeps records of filtered
+// lists for at most MaxFamilies list paths; later pages of other paths
+// are judged by their families alone, and nothing fails.
+func TestFamiliesFilterRecordsBounded(t *testing.T) {
+	const host = "http://h"
+	f := NewFamilies(FamilyConfig{MaxFamilies: 2})
+	for i := range 5 {
+		list := fmt.Sprintf("http://h/l%d/?tag=a", i)
+		f.LinkClass(host, list, ClassRefine, list+"&page=2")
+		f.Fetched(host, list+"&page=2", ClassRefine)
+		f.Spent(host, list+"&page=3", ClassRefine, true)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mu.hosts.peek(host)
+	if n := len(h.filters); n != 2 {
+		t.Fatalf("%d paths' filter records kept, want MaxFamilies, 2", n)
+	}
+	if f.filterStat(h, "http://h/l4/?tag=a&page=2", false) != nil {
+		t.Error("a record for a path past the bound")
 	}
 }
